@@ -1,0 +1,315 @@
+package format
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress/zstd"
+)
+
+// SchemaVersion is the version of the segment schema this package writes,
+// "major.minor". A reader refuses segments of another major version and
+// reads every minor version of its own. It is part of the format.
+const SchemaVersion = "1.0"
+
+// SchemaVersionKey is the footer key/value metadata key holding the schema
+// version of a segment. It is part of the format.
+const SchemaVersionKey = "jobevent.schema_version"
+
+// ChecksumKey is the footer key/value metadata key holding the segment
+// checksum: 8 lowercase hex digits of the CRC-32C (Castagnoli) of the whole
+// file, computed while the value reads "00000000". It is part of the format.
+const ChecksumKey = "jobevent.crc32c"
+
+// supportedMajor is the major schema version this package reads.
+const supportedMajor = "1"
+
+var (
+	// ErrNoFooter is returned by OpenSegment for data that does not end in a
+	// valid Parquet footer: a truncated segment, which is what a torn upload
+	// looks like.
+	ErrNoFooter = errors.New("jobevent/format: segment has no valid footer")
+
+	// ErrCorrupt is returned for a segment that cannot be trusted: checksum
+	// mismatch, a footer or page that does not decode, a schema that is not
+	// the event schema.
+	ErrCorrupt = errors.New("jobevent/format: corrupt segment")
+
+	// ErrUnknownVersion is matched by *VersionError.
+	ErrUnknownVersion = errors.New("jobevent/format: unknown schema version")
+)
+
+// VersionError reports a segment written with a schema major version this
+// package cannot read. errors.Is(err, ErrUnknownVersion) holds.
+type VersionError struct {
+	Version   string   // the version found in the footer
+	Supported []string // the versions this package reads, e.g. "1.x"
+}
+
+// Error names the version found and the versions supported.
+func (e *VersionError) Error() string {
+	return fmt.Sprintf("jobevent/format: segment schema version %q is not supported (this build reads %s)",
+		e.Version, strings.Join(e.Supported, ", "))
+}
+
+// Is reports whether target is ErrUnknownVersion.
+func (e *VersionError) Is(target error) bool { return target == ErrUnknownVersion }
+
+// segmentBatch is the number of rows encoded or decoded at a time.
+const segmentBatch = 256
+
+// EncodeSegment writes events as one whole Parquet segment to w: zstd
+// compressed, with the schema version and checksum in the footer. Events are
+// written as given (seq, epoch and time are not checked); a zero Time is
+// stored as 1970-01-01T00:00:00Z, and a time outside the int64 nanosecond
+// range gives ErrTimeRange. An unknown kind is an error. Nothing is written
+// to w unless encoding succeeds.
+func EncodeSegment(w io.Writer, events []Event) error {
+	var buf bytes.Buffer
+	if err := encodeSegment(&buf, events); err != nil {
+		return err
+	}
+	data := buf.Bytes()
+	if err := sealChecksum(data); err != nil {
+		return fmt.Errorf("format: encode segment: %w", err)
+	}
+	if _, err := w.Write(data); err != nil {
+		return fmt.Errorf("format: write segment: %w", err)
+	}
+	return nil
+}
+
+// writerOptions configure the segment writer: zstd, the footer keys, and
+// page bounds (the column index) only for the columns that readers filter
+// on: seq, time, epoch, kind, vertex.
+var writerOptions = func() []parquet.WriterOption {
+	opts := []parquet.WriterOption{
+		parquet.Compression(&zstd.Codec{Level: zstd.SpeedFastest}),
+		parquet.KeyValueMetadata(SchemaVersionKey, SchemaVersion),
+		parquet.KeyValueMetadata(ChecksumKey, checksumPlaceholder),
+	}
+	for _, path := range eventSchema.Columns() {
+		switch strings.Join(path, ".") {
+		case "seq", "time", "epoch", "kind", "vertex":
+		default:
+			opts = append(opts, parquet.SkipPageBounds(path...))
+		}
+	}
+	return opts
+}()
+
+func encodeSegment(buf *bytes.Buffer, events []Event) error {
+	pw := parquet.NewGenericWriter[row](buf, writerOptions...)
+	rows := make([]row, segmentBatch)
+	scratch := make([]rowScratch, segmentBatch)
+	for start := 0; start < len(events); start += segmentBatch {
+		n := min(segmentBatch, len(events)-start)
+		for i := range n {
+			e := &events[start+i]
+			if !e.Kind.Valid() {
+				return fmt.Errorf("format: encode segment: seq %d: unknown kind %q", e.Seq, e.Kind)
+			}
+			scratch[i] = rowScratch{}
+			if err := toRow(e, &rows[i], &scratch[i]); err != nil {
+				return fmt.Errorf("format: encode segment: seq %d: %w", e.Seq, err)
+			}
+		}
+		if _, err := pw.Write(rows[:n]); err != nil {
+			return fmt.Errorf("format: encode segment: %w", err)
+		}
+	}
+	if err := pw.Close(); err != nil {
+		return fmt.Errorf("format: encode segment: %w", err)
+	}
+	return nil
+}
+
+// SegmentReader reads the events of one segment in order. It is not safe
+// for concurrent use.
+type SegmentReader struct {
+	file    *parquet.File
+	decoder *segmentDecoder
+	version string
+	backing []Event // storage of batch
+	batch   []Event // decoded events not yet returned by Next or Read
+	err     error   // sticky
+}
+
+// OpenSegment opens a whole segment held in memory; data must not change
+// while the reader is in use. It returns ErrNoFooter for truncated data,
+// ErrCorrupt (wrapped) for a segment that fails its checksum or does not
+// decode, and a *VersionError for an unknown major schema version.
+func OpenSegment(data []byte) (sr *SegmentReader, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			sr, err = nil, fmt.Errorf("format: open segment: %v: %w", r, ErrCorrupt)
+		}
+	}()
+	if err := checkTail(data); err != nil {
+		return nil, err
+	}
+	// The checksum is verified before anything else is decoded. A segment
+	// without one is either of an unknown major version (which may protect
+	// itself differently) or corrupt.
+	sumErr := verifyChecksum(data)
+	if sumErr != nil && !errors.Is(sumErr, errNoChecksum) {
+		return nil, fmt.Errorf("format: open segment: %w", sumErr)
+	}
+	f, err := parquet.OpenFile(bytes.NewReader(data), int64(len(data)), parquet.SkipBloomFilters(true))
+	if err != nil {
+		return nil, fmt.Errorf("format: open segment: %v: %w", err, ErrCorrupt)
+	}
+	version, ok := f.Lookup(SchemaVersionKey)
+	if !ok {
+		return nil, fmt.Errorf("format: open segment: no %s in footer: %w", SchemaVersionKey, ErrCorrupt)
+	}
+	if err := checkVersion(version); err != nil {
+		return nil, err
+	}
+	if sumErr != nil {
+		return nil, fmt.Errorf("format: open segment: %w", sumErr)
+	}
+	if err := checkSchema(f.Schema()); err != nil {
+		return nil, fmt.Errorf("format: open segment: %w", err)
+	}
+	return &SegmentReader{
+		file:    f,
+		decoder: newSegmentDecoder(f),
+		version: version,
+	}, nil
+}
+
+// checkTail classifies data that cannot hold a footer as ErrNoFooter.
+func checkTail(data []byte) error {
+	const minSize = 4 + 4 + 4 // magic, footer length, magic
+	if len(data) < minSize || string(data[len(data)-4:]) != "PAR1" {
+		return fmt.Errorf("format: open segment: %d bytes, no trailing magic: %w", len(data), ErrNoFooter)
+	}
+	footer := int(uint32(data[len(data)-8]) | uint32(data[len(data)-7])<<8 |
+		uint32(data[len(data)-6])<<16 | uint32(data[len(data)-5])<<24)
+	if footer == 0 || footer > len(data)-minSize {
+		return fmt.Errorf("format: open segment: footer length %d in %d bytes: %w", footer, len(data), ErrNoFooter)
+	}
+	if string(data[:4]) != "PAR1" {
+		return fmt.Errorf("format: open segment: no leading magic: %w", ErrCorrupt)
+	}
+	return nil
+}
+
+// checkVersion accepts every minor version of the supported major.
+func checkVersion(v string) error {
+	major, minor, ok := strings.Cut(v, ".")
+	if !ok || !isDigits(major) || !isDigits(minor) {
+		return fmt.Errorf("format: open segment: schema version %q is malformed: %w", v, ErrCorrupt)
+	}
+	if major != supportedMajor {
+		return &VersionError{Version: v, Supported: []string{supportedMajor + ".x"}}
+	}
+	return nil
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// checkSchema verifies that every column of the event schema is in s with
+// the same physical type. Extra columns (a newer minor version) are ignored.
+func checkSchema(s *parquet.Schema) error {
+	for _, path := range eventSchema.Columns() {
+		want, _ := eventSchema.Lookup(path...)
+		got, ok := s.Lookup(path...)
+		if !ok {
+			return fmt.Errorf("schema has no column %s: %w", strings.Join(path, "."), ErrCorrupt)
+		}
+		if got.MaxDefinitionLevel != want.MaxDefinitionLevel || got.MaxRepetitionLevel != want.MaxRepetitionLevel {
+			return fmt.Errorf("column %s has levels %d/%d, want %d/%d: %w", strings.Join(path, "."),
+				got.MaxRepetitionLevel, got.MaxDefinitionLevel, want.MaxRepetitionLevel, want.MaxDefinitionLevel, ErrCorrupt)
+		}
+		if got.Node.Type().Kind() != want.Node.Type().Kind() {
+			return fmt.Errorf("column %s is %s, want %s: %w", strings.Join(path, "."),
+				got.Node.Type().Kind(), want.Node.Type().Kind(), ErrCorrupt)
+		}
+	}
+	return nil
+}
+
+var eventSchema = parquet.SchemaOf(row{})
+
+// Len returns the number of events in the segment.
+func (r *SegmentReader) Len() int { return int(r.file.NumRows()) }
+
+// Version returns the schema version recorded in the segment's footer.
+func (r *SegmentReader) Version() string { return r.version }
+
+// Read decodes up to len(buf) events into buf and returns how many it
+// decoded. At the end it returns io.EOF, possibly together with n > 0. A
+// page that does not decode gives ErrCorrupt (wrapped).
+func (r *SegmentReader) Read(buf []Event) (n int, err error) {
+	if len(r.batch) > 0 {
+		n = copy(buf, r.batch)
+		r.batch = r.batch[n:]
+		if n == len(buf) {
+			return n, nil
+		}
+	}
+	for n < len(buf) {
+		m, err := r.readInto(buf[n:])
+		n += m
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// readInto decodes one batch of at most segmentBatch rows into buf.
+func (r *SegmentReader) readInto(buf []Event) (n int, err error) {
+	if r.err != nil {
+		return 0, r.err
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			n, err = 0, recoverCorruption(p, "read segment")
+			r.err = err
+			r.decoder.close()
+		}
+	}()
+	n, err = r.decoder.decode(buf)
+	if err != nil {
+		r.err = err
+		r.decoder.close()
+	}
+	return n, err
+}
+
+// Next returns the next event, or io.EOF after the last one.
+func (r *SegmentReader) Next() (Event, error) {
+	if len(r.batch) == 0 {
+		if r.backing == nil {
+			r.backing = make([]Event, segmentBatch)
+		}
+		n, err := r.readInto(r.backing)
+		r.batch = r.backing[:n]
+		if n == 0 {
+			if err == nil {
+				err = io.EOF
+			}
+			return Event{}, err
+		}
+	}
+	e := r.batch[0]
+	r.batch = r.batch[1:]
+	return e, nil
+}

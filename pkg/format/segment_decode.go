@@ -1,0 +1,658 @@
+package format
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/parquet-go/parquet-go"
+)
+
+// The decoder reads a segment column by column, page by page, straight into
+// Events: no reflection and no per-row allocation for the common columns.
+// Dictionary-encoded strings are decoded once per column chunk.
+
+// leaf columns of the event schema, in schema order.
+const (
+	colSeq = iota
+	colTime
+	colEpoch
+	colKind
+	colJob
+	colVertexID
+	colVertexOperator
+	colVertexParallelism
+	colVertexMaxParallelism
+	colVertexCoordinator
+	colEdgeFrom
+	colEdgeTo
+	colEdgePattern
+	colMaster
+	colRecovering
+	colVertex
+	colSubtask
+	colParallelism
+	colAttempt
+	colWorker
+	colRecordsIn
+	colRecordsOut
+	colBytesIn
+	colBytesOut
+	colPartitionConsumer
+	colPartitionBytes
+	colPartitionRecords
+	colError
+	colSubtasksVertex
+	colSubtasksSubtask
+	colReason
+	colCoordinatorsVertex
+	colCoordinatorsState
+	colStatus
+	numColumns
+)
+
+// columnPaths are the dotted paths of the leaf columns, indexed as above.
+var columnPaths = func() [numColumns]string {
+	var paths [numColumns]string
+	cols := eventSchema.Columns()
+	if len(cols) != numColumns {
+		panic(fmt.Sprintf("format: event schema has %d columns, want %d", len(cols), numColumns))
+	}
+	for i, c := range cols {
+		paths[i] = strings.Join(c, ".")
+	}
+	return paths
+}()
+
+// corruption is panicked inside the decoder and recovered at its boundary.
+type corruption struct{ err error }
+
+func corruptf(format string, args ...any) {
+	panic(corruption{fmt.Errorf(format, args...)})
+}
+
+// colCursor walks the values of one leaf column across pages.
+type colCursor struct {
+	chunk  parquet.ColumnChunk
+	pages  parquet.Pages
+	page   parquet.Page
+	path   string
+	kind   parquet.Kind
+	maxDef byte
+	maxRep byte
+
+	def, rep []byte // levels of the page; nil when the column has none
+	li, n    int    // next level (or value, for flat required columns) and their count
+
+	vi    int // next value
+	nvals int
+	i32   []int32
+	i64   []int64
+	bits  []byte
+	data  []byte
+	offs  []uint32
+	idx   []int32 // dictionary indexes when the page is dictionary encoded
+
+	dictOf  parquet.Dictionary
+	dictStr []string
+	dictI32 []int32
+	dictI64 []int64
+}
+
+func (c *colCursor) open(chunk parquet.ColumnChunk) {
+	c.close()
+	c.chunk, c.pages = chunk, chunk.Pages()
+	c.li, c.n = 0, 0
+}
+
+func (c *colCursor) close() {
+	if c.page != nil {
+		parquet.Release(c.page)
+		c.page = nil
+	}
+	if c.pages != nil {
+		_ = c.pages.Close()
+		c.pages = nil
+	}
+}
+
+// load makes sure a level (or value) is available.
+func (c *colCursor) load() {
+	for c.li >= c.n {
+		if c.page != nil {
+			parquet.Release(c.page)
+			c.page = nil
+		}
+		page, err := c.pages.ReadPage()
+		if err == io.EOF {
+			corruptf("column %s ends before the rows do", c.path)
+		}
+		if err != nil {
+			corruptf("column %s: %v", c.path, err)
+		}
+		c.setPage(page)
+	}
+}
+
+func (c *colCursor) setPage(page parquet.Page) {
+	c.page = page
+	c.n, c.li, c.vi = int(page.NumValues()), 0, 0
+	c.def, c.rep = nil, nil
+	if c.maxDef > 0 {
+		c.def = page.DefinitionLevels()
+		if len(c.def) != c.n {
+			corruptf("column %s: %d definition levels for %d values", c.path, len(c.def), c.n)
+		}
+	}
+	if c.maxRep > 0 {
+		c.rep = page.RepetitionLevels()
+		if len(c.rep) != c.n {
+			corruptf("column %s: %d repetition levels for %d values", c.path, len(c.rep), c.n)
+		}
+	}
+	values := page.Data()
+	c.idx = nil
+	if dict := page.Dictionary(); dict != nil {
+		c.idx = values.Int32()
+		c.nvals = len(c.idx)
+		c.loadDictionary(dict)
+		return
+	}
+	switch c.kind {
+	case parquet.Int32:
+		c.i32 = values.Int32()
+		c.nvals = len(c.i32)
+	case parquet.Int64:
+		c.i64 = values.Int64()
+		c.nvals = len(c.i64)
+	case parquet.Boolean:
+		c.bits = values.Boolean()
+		c.nvals = 8 * len(c.bits)
+	case parquet.ByteArray:
+		c.data, c.offs = values.ByteArray()
+		c.nvals = max(len(c.offs)-1, 0)
+	}
+}
+
+func (c *colCursor) loadDictionary(dict parquet.Dictionary) {
+	if dict == c.dictOf {
+		return
+	}
+	c.dictOf = dict
+	values := dict.Page().Data()
+	switch c.kind {
+	case parquet.Int32:
+		c.dictI32 = values.Int32()
+	case parquet.Int64:
+		c.dictI64 = values.Int64()
+	case parquet.ByteArray:
+		data, offs := values.ByteArray()
+		c.dictStr = make([]string, max(len(offs)-1, 0))
+		for i := range c.dictStr {
+			c.dictStr[i] = string(data[offs[i]:offs[i+1]])
+		}
+	default:
+		corruptf("column %s: dictionary encoding of %s", c.path, c.kind)
+	}
+}
+
+// level consumes the next level pair.
+func (c *colCursor) level() (rep, def byte) {
+	c.load()
+	if c.rep != nil {
+		rep = c.rep[c.li]
+	}
+	if c.def != nil {
+		def = c.def[c.li]
+	}
+	c.li++
+	if def > c.maxDef || rep > c.maxRep {
+		corruptf("column %s: levels %d/%d above %d/%d", c.path, rep, def, c.maxRep, c.maxDef)
+	}
+	return rep, def
+}
+
+// continues reports whether the next value of a repeated column continues
+// the current row.
+func (c *colCursor) continues() bool {
+	if c.li >= c.n {
+		if c.page != nil {
+			parquet.Release(c.page)
+			c.page = nil
+		}
+		page, err := c.pages.ReadPage()
+		if err == io.EOF {
+			return false
+		}
+		if err != nil {
+			corruptf("column %s: %v", c.path, err)
+		}
+		c.setPage(page)
+		if c.n == 0 {
+			return c.continues()
+		}
+	}
+	return c.rep[c.li] > 0
+}
+
+func (c *colCursor) value() int {
+	if c.vi >= c.nvals {
+		corruptf("column %s: more levels than values", c.path)
+	}
+	c.vi++
+	return c.vi - 1
+}
+
+func (c *colCursor) int32v() int32 {
+	i := c.value()
+	if c.idx != nil {
+		return c.dictI32[c.dictIndex(i, len(c.dictI32))]
+	}
+	return c.i32[i]
+}
+
+func (c *colCursor) int64v() int64 {
+	i := c.value()
+	if c.idx != nil {
+		return c.dictI64[c.dictIndex(i, len(c.dictI64))]
+	}
+	return c.i64[i]
+}
+
+func (c *colCursor) boolv() bool {
+	i := c.value()
+	return c.bits[i/8]&(1<<(i%8)) != 0
+}
+
+func (c *colCursor) str() string {
+	i := c.value()
+	if c.idx != nil {
+		return c.dictStr[c.dictIndex(i, len(c.dictStr))]
+	}
+	return string(c.data[c.offs[i]:c.offs[i+1]])
+}
+
+func (c *colCursor) bytesv() []byte {
+	i := c.value()
+	if c.idx != nil {
+		corruptf("column %s: dictionary encoded bytes", c.path)
+	}
+	b := c.data[c.offs[i]:c.offs[i+1]]
+	if len(b) == 0 {
+		return nil
+	}
+	return append([]byte(nil), b...)
+}
+
+func (c *colCursor) dictIndex(i, n int) int {
+	j := int(c.idx[i])
+	if j < 0 || j >= n {
+		corruptf("column %s: dictionary index %d of %d", c.path, j, n)
+	}
+	return j
+}
+
+// segmentDecoder decodes the row groups of a file in order.
+type segmentDecoder struct {
+	file     *parquet.File
+	cols     [numColumns]colCursor
+	rowGroup int   // next row group to open
+	left     int64 // rows left in the open row group
+	sets     []fieldSet
+	scratch  scratch
+}
+
+func newSegmentDecoder(f *parquet.File) *segmentDecoder {
+	d := &segmentDecoder{file: f, sets: make([]fieldSet, segmentBatch)}
+	schema := f.Schema()
+	for i := range d.cols {
+		leaf, _ := schema.Lookup(strings.Split(columnPaths[i], ".")...)
+		c := &d.cols[i]
+		c.path = columnPaths[i]
+		c.kind = leaf.Node.Type().Kind()
+		c.maxDef, c.maxRep = byte(leaf.MaxDefinitionLevel), byte(leaf.MaxRepetitionLevel)
+	}
+	return d
+}
+
+// columnIndexes maps our leaf columns to the file's.
+func (d *segmentDecoder) columnIndex(i int) int {
+	leaf, _ := d.file.Schema().Lookup(strings.Split(columnPaths[i], ".")...)
+	return leaf.ColumnIndex
+}
+
+func (d *segmentDecoder) close() {
+	for i := range d.cols {
+		d.cols[i].close()
+	}
+}
+
+// decode fills buf with the next events; it returns io.EOF when there are
+// none left. Inconsistent data panics with a corruption.
+func (d *segmentDecoder) decode(buf []Event) (int, error) {
+	for d.left == 0 {
+		groups := d.file.RowGroups()
+		if d.rowGroup >= len(groups) {
+			return 0, io.EOF
+		}
+		rg := groups[d.rowGroup]
+		d.rowGroup++
+		d.left = rg.NumRows()
+		chunks := rg.ColumnChunks()
+		for i := range d.cols {
+			d.cols[i].open(chunks[d.columnIndex(i)])
+		}
+	}
+	n := int(min(int64(len(buf)), int64(len(d.sets)), d.left))
+	ev, sets := buf[:n], d.sets[:n]
+	d.decodeCommon(ev, sets)
+	d.decodeFlat(ev, sets)
+	d.decodeGraph(ev, sets)
+	d.decodePartitions(ev, sets)
+	d.decodeSubtasks(ev, sets)
+	d.decodeCoordinators(ev, sets)
+	d.left -= int64(n)
+	return n, nil
+}
+
+func (d *segmentDecoder) required(col int) *colCursor {
+	c := &d.cols[col]
+	c.load()
+	c.li++
+	return c
+}
+
+func (d *segmentDecoder) decodeCommon(ev []Event, sets []fieldSet) {
+	for i := range ev {
+		ev[i] = Event{Seq: d.required(colSeq).int64v()}
+	}
+	for i := range ev {
+		ev[i].Time = time.Unix(0, d.required(colTime).int64v()).UTC()
+	}
+	for i := range ev {
+		ev[i].Epoch = d.required(colEpoch).int32v()
+	}
+	for i := range ev {
+		k := Kind(d.required(colKind).str())
+		set, ok := kindFieldSets[k]
+		if !ok {
+			corruptf("seq %d: unknown kind %q", ev[i].Seq, k)
+		}
+		ev[i].Kind, sets[i] = k, set
+	}
+	for i := range ev {
+		ev[i].Job = d.required(colJob).str()
+	}
+}
+
+// present consumes one level of a flat optional column and reports whether
+// the row has a value, checking it against the row's kind.
+func (d *segmentDecoder) present(c *colCursor, f field, e *Event, set fieldSet) bool {
+	_, def := c.level()
+	if def == c.maxDef {
+		if !set.has(f) {
+			corruptf("seq %d: column %s set in a %s event", e.Seq, c.path, e.Kind)
+		}
+		return true
+	}
+	if set.has(f) {
+		corruptf("seq %d: column %s is NULL in a %s event", e.Seq, c.path, e.Kind)
+	}
+	return false
+}
+
+var flatStrings = []struct {
+	col int
+	f   field
+	set func(*Event, string)
+}{
+	{colMaster, fieldMaster, func(e *Event, s string) { e.Master = s }},
+	{colVertex, fieldVertex, func(e *Event, s string) { e.Vertex = s }},
+	{colWorker, fieldWorker, func(e *Event, s string) { e.Worker = s }},
+	{colError, fieldError, func(e *Event, s string) { e.Error = s }},
+	{colReason, fieldReason, func(e *Event, s string) { e.Reason = s }},
+	{colStatus, fieldStatus, func(e *Event, s string) { e.Status = s }},
+}
+
+var flatInt32s = []struct {
+	col int
+	f   field
+	set func(*Event, int32)
+}{
+	{colSubtask, fieldSubtask, func(e *Event, v int32) { e.Subtask = v }},
+	{colParallelism, fieldParallelism, func(e *Event, v int32) { e.Parallelism = v }},
+	{colAttempt, fieldAttempt, func(e *Event, v int32) { e.Attempt = v }},
+}
+
+var flatInt64s = []struct {
+	col int
+	f   field
+	set func(*Event, int64)
+}{
+	{colRecordsIn, fieldRecordsIn, func(e *Event, v int64) { e.RecordsIn = v }},
+	{colRecordsOut, fieldRecordsOut, func(e *Event, v int64) { e.RecordsOut = v }},
+	{colBytesIn, fieldBytesIn, func(e *Event, v int64) { e.BytesIn = v }},
+	{colBytesOut, fieldBytesOut, func(e *Event, v int64) { e.BytesOut = v }},
+}
+
+func (d *segmentDecoder) decodeFlat(ev []Event, sets []fieldSet) {
+	for _, s := range flatStrings {
+		c := &d.cols[s.col]
+		for i := range ev {
+			if d.present(c, s.f, &ev[i], sets[i]) {
+				s.set(&ev[i], c.str())
+			}
+		}
+	}
+	for _, s := range flatInt32s {
+		c := &d.cols[s.col]
+		for i := range ev {
+			if d.present(c, s.f, &ev[i], sets[i]) {
+				s.set(&ev[i], c.int32v())
+			}
+		}
+	}
+	for _, s := range flatInt64s {
+		c := &d.cols[s.col]
+		for i := range ev {
+			if d.present(c, s.f, &ev[i], sets[i]) {
+				s.set(&ev[i], c.int64v())
+			}
+		}
+	}
+	c := &d.cols[colRecovering]
+	for i := range ev {
+		if d.present(c, fieldRecovering, &ev[i], sets[i]) {
+			ev[i].Recovering = c.boolv()
+		}
+	}
+}
+
+// scratch collects the values of one row's lists, in column order.
+type scratch struct {
+	strs  []string
+	i32s  []int32
+	i64s  []int64
+	blobs [][]byte
+}
+
+func (s *scratch) reset() {
+	s.strs, s.i32s, s.i64s, s.blobs = s.strs[:0], s.i32s[:0], s.i64s[:0], s.blobs[:0]
+}
+
+// listRow consumes one row of a list column, appending each element's
+// value to s as soon as its level is read (so that it comes from the same
+// page), and returns the number of elements, or -1 for a NULL list.
+// Definition level 0 is a NULL list (its optional ancestor is NULL), the
+// column's maximum an element, anything between an empty list.
+func (c *colCursor) listRow(s *scratch, binary bool) int {
+	rep, def := c.level()
+	if rep != 0 {
+		corruptf("column %s: row starts with repetition level %d", c.path, rep)
+	}
+	switch {
+	case def == 0:
+		return -1
+	case def < c.maxDef:
+		return 0
+	}
+	c.take(s, binary)
+	n := 1
+	for c.continues() {
+		if _, def := c.level(); def != c.maxDef {
+			corruptf("column %s: NULL list element", c.path)
+		}
+		c.take(s, binary)
+		n++
+	}
+	return n
+}
+
+func (c *colCursor) take(s *scratch, binary bool) {
+	switch {
+	case c.kind == parquet.Int32:
+		s.i32s = append(s.i32s, c.int32v())
+	case c.kind == parquet.Int64:
+		s.i64s = append(s.i64s, c.int64v())
+	case binary:
+		s.blobs = append(s.blobs, c.bytesv())
+	default:
+		s.strs = append(s.strs, c.str())
+	}
+}
+
+// listShape reads one row of each of the columns of a list of groups into
+// d.scratch and checks that they agree on its length.
+func (d *segmentDecoder) listShape(cols ...int) int {
+	n := d.cols[cols[0]].listRow(&d.scratch, false)
+	for _, col := range cols[1:] {
+		if m := d.cols[col].listRow(&d.scratch, col == colCoordinatorsState); m != n {
+			corruptf("column %s has %d elements where %s has %d", columnPaths[col], m, columnPaths[cols[0]], n)
+		}
+	}
+	return n
+}
+
+// listField checks a list's presence against the event's kind. nullable
+// says whether a kind that has the field may leave it NULL.
+func listField(e *Event, set fieldSet, f field, n int, nullable bool) {
+	has := set.has(f)
+	if (n >= 0 && !has) || (n < 0 && has && !nullable) {
+		corruptf("seq %d: column %s does not match kind %s", e.Seq, fieldNames[f], e.Kind)
+	}
+}
+
+func (d *segmentDecoder) decodeGraph(ev []Event, sets []fieldSet) {
+	s := &d.scratch
+	for i := range ev {
+		s.reset()
+		nv := d.listShape(colVertexID, colVertexOperator, colVertexParallelism, colVertexMaxParallelism, colVertexCoordinator)
+		ne := d.listShape(colEdgeFrom, colEdgeTo, colEdgePattern)
+		if (nv < 0) != (ne < 0) {
+			corruptf("seq %d: graph vertices and edges disagree on NULL", ev[i].Seq)
+		}
+		listField(&ev[i], sets[i], fieldGraph, nv, false)
+		if nv < 0 {
+			continue
+		}
+		// strs: ids, operators, coordinators, froms, tos, patterns; i32s:
+		// parallelisms, max parallelisms.
+		g := &Graph{}
+		if nv > 0 {
+			g.Vertices = make([]Vertex, nv)
+			for j := range g.Vertices {
+				g.Vertices[j] = Vertex{
+					ID:             s.strs[j],
+					Operator:       s.strs[nv+j],
+					Parallelism:    s.i32s[j],
+					MaxParallelism: s.i32s[nv+j],
+					Coordinator:    coordinatorOrDefault(s.strs[2*nv+j]),
+				}
+			}
+		}
+		if ne > 0 {
+			base := 3 * nv
+			g.Edges = make([]Edge, ne)
+			for j := range g.Edges {
+				g.Edges[j] = Edge{
+					From:    s.strs[base+j],
+					To:      s.strs[base+ne+j],
+					Pattern: patternOrDefault(s.strs[base+2*ne+j]),
+				}
+			}
+		}
+		ev[i].Graph = g
+	}
+}
+
+func (d *segmentDecoder) decodePartitions(ev []Event, sets []fieldSet) {
+	s := &d.scratch
+	var slab []Partition
+	for i := range ev {
+		s.reset()
+		n := d.listShape(colPartitionConsumer, colPartitionBytes, colPartitionRecords)
+		listField(&ev[i], sets[i], fieldPartitions, n, true)
+		if n <= 0 {
+			if n == 0 {
+				ev[i].Partitions = []Partition{}
+			}
+			continue
+		}
+		if len(slab) < n {
+			slab = make([]Partition, max(n, 4*len(ev)))
+		}
+		ps := slab[:n:n]
+		slab = slab[n:]
+		for j := range ps {
+			ps[j] = Partition{Consumer: s.strs[j], Bytes: s.i64s[j], Records: s.i64s[n+j]}
+		}
+		ev[i].Partitions = ps
+	}
+}
+
+func (d *segmentDecoder) decodeSubtasks(ev []Event, sets []fieldSet) {
+	s := &d.scratch
+	for i := range ev {
+		s.reset()
+		n := d.listShape(colSubtasksVertex, colSubtasksSubtask)
+		listField(&ev[i], sets[i], fieldSubtasks, n, false)
+		if n <= 0 {
+			continue
+		}
+		rs := make([]SubtaskRef, n)
+		for j := range rs {
+			rs[j] = SubtaskRef{Vertex: s.strs[j], Subtask: s.i32s[j]}
+		}
+		ev[i].Subtasks = rs
+	}
+}
+
+func (d *segmentDecoder) decodeCoordinators(ev []Event, sets []fieldSet) {
+	s := &d.scratch
+	for i := range ev {
+		s.reset()
+		n := d.listShape(colCoordinatorsVertex, colCoordinatorsState)
+		listField(&ev[i], sets[i], fieldCoordinators, n, false)
+		if n < 0 {
+			continue
+		}
+		m := make(map[string][]byte, n)
+		for j := range n {
+			v := s.strs[j]
+			if _, dup := m[v]; dup {
+				corruptf("seq %d: coordinators: duplicate vertex %q", ev[i].Seq, v)
+			}
+			m[v] = s.blobs[j]
+		}
+		ev[i].Coordinators = m
+	}
+}
+
+// recoverCorruption turns a decoder panic into an ErrCorrupt error.
+func recoverCorruption(p any, where string) error {
+	if c, ok := p.(corruption); ok {
+		return fmt.Errorf("format: %s: %w: %w", where, c.err, ErrCorrupt)
+	}
+	return fmt.Errorf("format: %s: %v: %w", where, p, ErrCorrupt)
+}

@@ -1,0 +1,250 @@
+package format
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/parquet-go/parquet-go"
+)
+
+func encode(t testing.TB, events []Event) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := EncodeSegment(&buf, events); err != nil {
+		t.Fatalf("EncodeSegment: %v", err)
+	}
+	return buf.Bytes()
+}
+
+func decodeAll(data []byte) ([]Event, error) {
+	sr, err := OpenSegment(data)
+	if err != nil {
+		return nil, err
+	}
+	var out []Event
+	for {
+		e, err := sr.Next()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return out, err
+		}
+		out = append(out, e)
+	}
+}
+
+func normalized(events []Event) []Event {
+	out := make([]Event, len(events))
+	for i := range events {
+		out[i] = events[i]
+		out[i].Normalize()
+	}
+	return out
+}
+
+func TestSegment_RoundTrip(t *testing.T) {
+	events := sampleEvents()
+	data := encode(t, events)
+	got, err := decodeAll(data)
+	if err != nil {
+		t.Fatalf("decode: %v", err)
+	}
+	want := normalized(events)
+	if len(got) != len(want) {
+		t.Fatalf("events = %d, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if !reflect.DeepEqual(got[i], want[i]) {
+			t.Errorf("event %d:\n got %#v\nwant %#v", i, got[i], want[i])
+		}
+	}
+}
+
+func TestSegment_Footer(t *testing.T) {
+	data := encode(t, sampleEvents())
+	sr, err := OpenSegment(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sr.Version() != SchemaVersion {
+		t.Errorf("Version() = %q, want %q", sr.Version(), SchemaVersion)
+	}
+	if sr.Len() != len(sampleEvents()) {
+		t.Errorf("Len() = %d, want %d", sr.Len(), len(sampleEvents()))
+	}
+	if err := verifyChecksum(data); err != nil {
+		t.Errorf("verifyChecksum: %v", err)
+	}
+}
+
+func TestSegment_Empty(t *testing.T) {
+	got, err := decodeAll(encode(t, nil))
+	if err != nil || len(got) != 0 {
+		t.Fatalf("empty segment: %d events, %v", len(got), err)
+	}
+}
+
+func TestSegment_ReadBatches(t *testing.T) {
+	events := realisticEvents(1000, 7)
+	sr, err := OpenSegment(encode(t, events))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := normalized(events)
+	var got []Event
+	buf := make([]Event, 300)
+	e, err := sr.Next() // mix Next and Read
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = append(got, e)
+	for {
+		n, err := sr.Read(buf)
+		got = append(got, buf[:n]...)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("events differ (%d vs %d)", len(got), len(want))
+	}
+	if n, err := sr.Read(buf); n != 0 || err != io.EOF {
+		t.Fatalf("Read after end = %d, %v; want 0, EOF", n, err)
+	}
+}
+
+func TestEncodeSegment_Errors(t *testing.T) {
+	var buf bytes.Buffer
+	err := EncodeSegment(&buf, []Event{{Seq: 1, Kind: "bogus"}})
+	if err == nil || buf.Len() != 0 {
+		t.Fatalf("unknown kind: err %v, %d bytes written", err, buf.Len())
+	}
+	far := time.Date(2300, 1, 1, 0, 0, 0, 0, time.UTC)
+	if err := EncodeSegment(&buf, []Event{{Seq: 1, Kind: KindSnapshot, Time: far}}); !errors.Is(err, ErrTimeRange) {
+		t.Fatalf("time 2300: err %v, want ErrTimeRange", err)
+	}
+	got, err := decodeAll(encode(t, []Event{{Seq: 1, Kind: KindSnapshot}}))
+	if err != nil || !got[0].Time.Equal(time.Unix(0, 0)) {
+		t.Fatalf("zero time decodes as %v, %v; want 1970-01-01", got[0].Time, err)
+	}
+}
+
+// damaged checks that opening and reading data fails with one of the
+// damage errors and never returns an event that differs from want.
+func damaged(t *testing.T, data []byte, want []Event, what string) {
+	t.Helper()
+	got, err := decodeAll(data)
+	if err == nil {
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s: decoded wrong events silently", what)
+		}
+		t.Fatalf("%s: no error", what)
+	}
+	var ve *VersionError
+	if !errors.Is(err, ErrCorrupt) && !errors.Is(err, ErrNoFooter) && !errors.As(err, &ve) {
+		t.Fatalf("%s: err = %v, want ErrCorrupt, ErrNoFooter or *VersionError", what, err)
+	}
+}
+
+func TestSegment_EveryByteFlipped(t *testing.T) {
+	events := sampleEvents()
+	data := encode(t, events)
+	want := normalized(events)
+	flipped := make([]byte, len(data))
+	for i := range data {
+		for _, mask := range []byte{0x01, 0x80, 0xff} {
+			copy(flipped, data)
+			flipped[i] ^= mask
+			damaged(t, flipped, want, fmt.Sprintf("byte %d ^ %#x of %d", i, mask, len(data)))
+		}
+	}
+}
+
+func TestSegment_Truncated(t *testing.T) {
+	events := sampleEvents()
+	data := encode(t, events)
+	want := normalized(events)
+	for n := 0; n < len(data); n++ {
+		_, err := decodeAll(data[:n])
+		if !errors.Is(err, ErrNoFooter) {
+			t.Fatalf("prefix %d of %d: err = %v, want ErrNoFooter", n, len(data), err)
+		}
+	}
+	// Garbage appended after a valid segment hides its footer.
+	damaged(t, append(bytes.Clone(data), "junk"...), want, "appended junk")
+}
+
+// rewriteVersion encodes events with another schema version in the footer.
+func encodeWithVersion(t *testing.T, events []Event, version string) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	pw := parquet.NewGenericWriter[row](&buf,
+		parquet.KeyValueMetadata(SchemaVersionKey, version),
+		parquet.KeyValueMetadata(ChecksumKey, checksumPlaceholder))
+	rows := make([]row, len(events))
+	scratch := make([]rowScratch, len(events))
+	for i := range events {
+		if err := toRow(&events[i], &rows[i], &scratch[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := pw.Write(rows); err != nil {
+		t.Fatal(err)
+	}
+	if err := pw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	data := buf.Bytes()
+	if err := sealChecksum(data); err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+func TestOpenSegment_Versions(t *testing.T) {
+	events := sampleEvents()
+	for _, v := range []string{"1.0", "1.1", "1.17"} {
+		got, err := decodeAll(encodeWithVersion(t, events, v))
+		if err != nil || len(got) != len(events) {
+			t.Errorf("version %s: %d events, %v", v, len(got), err)
+		}
+	}
+	_, err := OpenSegment(encodeWithVersion(t, events, "2.0"))
+	var ve *VersionError
+	if !errors.As(err, &ve) || !errors.Is(err, ErrUnknownVersion) {
+		t.Fatalf("version 2.0: err = %v, want *VersionError", err)
+	}
+	if ve.Version != "2.0" || !strings.Contains(err.Error(), `"2.0"`) || !strings.Contains(err.Error(), "1.x") {
+		t.Errorf("message %q should name version 2.0 and 1.x", err)
+	}
+	for _, v := range []string{"", "1", "x.0", "1.0.0"} {
+		if _, err := OpenSegment(encodeWithVersion(t, events, v)); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("version %q: err = %v, want ErrCorrupt", v, err)
+		}
+	}
+}
+
+func TestOpenSegment_NotASegment(t *testing.T) {
+	// A valid Parquet file without the jobevent footer keys.
+	var buf bytes.Buffer
+	pw := parquet.NewGenericWriter[struct{ A int64 }](&buf)
+	if _, err := pw.Write([]struct{ A int64 }{{1}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := pw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := OpenSegment(buf.Bytes()); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("foreign parquet: err = %v, want ErrCorrupt", err)
+	}
+}
