@@ -8,10 +8,25 @@ import (
 
 const benchEvents = 100_000
 
+// throughput reports events per wall second and per CPU second of the
+// benchmark loop; it starts measuring when called and reports when the
+// returned function is called.
+func throughput(b *testing.B) func(events int) {
+	cpu0 := processCPU()
+	return func(events int) {
+		total := float64(events) * float64(b.N)
+		b.ReportMetric(total/b.Elapsed().Seconds(), "events/s")
+		if cpu := processCPU() - cpu0; cpu > 0 {
+			b.ReportMetric(total/cpu.Seconds(), "events/cpu-s")
+		}
+	}
+}
+
 func BenchmarkEncodeSegment(b *testing.B) {
 	events := realisticEvents(benchEvents, 1)
 	var buf bytes.Buffer
 	b.ReportAllocs()
+	report := throughput(b)
 	for b.Loop() {
 		buf.Reset()
 		if err := EncodeSegment(&buf, events); err != nil {
@@ -19,13 +34,14 @@ func BenchmarkEncodeSegment(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(buf.Len())/benchEvents, "B/event")
-	b.ReportMetric(float64(benchEvents*b.N)/b.Elapsed().Seconds(), "events/s")
+	report(benchEvents)
 }
 
 func BenchmarkDecodeSegment(b *testing.B) {
 	data := encode(b, realisticEvents(benchEvents, 1))
 	buf := make([]Event, segmentBatch)
 	b.ReportAllocs()
+	report := throughput(b)
 	for b.Loop() {
 		sr, err := OpenSegment(data)
 		if err != nil {
@@ -47,13 +63,14 @@ func BenchmarkDecodeSegment(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(len(data))/benchEvents, "B/event")
-	b.ReportMetric(float64(benchEvents*b.N)/b.Elapsed().Seconds(), "events/s")
+	report(benchEvents)
 }
 
 func BenchmarkAppendJSON(b *testing.B) {
 	events := realisticEvents(benchEvents, 1)
 	var dst []byte
 	b.ReportAllocs()
+	report := throughput(b)
 	for b.Loop() {
 		dst = dst[:0]
 		for i := range events {
@@ -61,13 +78,14 @@ func BenchmarkAppendJSON(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(len(dst))/benchEvents, "B/event")
-	b.ReportMetric(float64(benchEvents*b.N)/b.Elapsed().Seconds(), "events/s")
+	report(benchEvents)
 }
 
 func BenchmarkJSONReader(b *testing.B) {
 	events := realisticEvents(benchEvents, 1)
 	data := encodeJSON(events)
 	b.ReportAllocs()
+	report := throughput(b)
 	for b.Loop() {
 		r := NewJSONReader(bytes.NewReader(data))
 		for {
@@ -78,5 +96,5 @@ func BenchmarkJSONReader(b *testing.B) {
 			}
 		}
 	}
-	b.ReportMetric(float64(benchEvents*b.N)/b.Elapsed().Seconds(), "events/s")
+	report(benchEvents)
 }

@@ -87,6 +87,44 @@ var kindFieldSets = func() map[Kind]fieldSet {
 	return m
 }()
 
+// fieldSet returns the fields of k, and false for an unknown kind. It is a
+// switch rather than a map lookup because encoders call it for every event.
+func (k Kind) fieldSet() (fieldSet, bool) {
+	switch k {
+	case KindJobSubmitted:
+		return setJobSubmitted, true
+	case KindMasterStarted:
+		return setMasterStarted, true
+	case KindVertexInitialized:
+		return setVertexInitialized, true
+	case KindSubtaskStarted:
+		return setSubtaskStarted, true
+	case KindSubtaskFinished:
+		return setSubtaskFinished, true
+	case KindSubtaskFailed:
+		return setSubtaskFailed, true
+	case KindSubtasksReset:
+		return setSubtasksReset, true
+	case KindSnapshot:
+		return setSnapshot, true
+	case KindJobFinished:
+		return setJobFinished, true
+	}
+	return 0, false
+}
+
+var (
+	setJobSubmitted      = setOf(kindFields[KindJobSubmitted]...)
+	setMasterStarted     = setOf(kindFields[KindMasterStarted]...)
+	setVertexInitialized = setOf(kindFields[KindVertexInitialized]...)
+	setSubtaskStarted    = setOf(kindFields[KindSubtaskStarted]...)
+	setSubtaskFinished   = setOf(kindFields[KindSubtaskFinished]...)
+	setSubtaskFailed     = setOf(kindFields[KindSubtaskFailed]...)
+	setSubtasksReset     = setOf(kindFields[KindSubtasksReset]...)
+	setSnapshot          = setOf(kindFields[KindSnapshot]...)
+	setJobFinished       = setOf(kindFields[KindJobFinished]...)
+)
+
 // hasField reports whether f belongs to kind k.
 func (k Kind) hasField(f field) bool { return kindFieldSets[k].has(f) }
 

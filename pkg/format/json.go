@@ -8,6 +8,7 @@ import (
 	"io"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 )
@@ -169,24 +170,56 @@ func appendSubtasks(dst []byte, rs []SubtaskRef) []byte {
 
 func appendCoordinators(dst []byte, m map[string][]byte) []byte {
 	dst = append(dst, '{')
-	for i, k := range sortedKeys(m) {
+	for i, k := range coordinatorKeys(m) {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = append(appendString(dst, k), ':', '"')
-		dst = base64.StdEncoding.AppendEncode(dst, m[k])
+		dst = append(appendString(dst, k.written), ':', '"')
+		dst = base64.StdEncoding.AppendEncode(dst, m[k.key])
 		dst = append(dst, '"')
 	}
 	return append(dst, '}')
 }
 
-func sortedKeys(m map[string][]byte) []string {
-	keys := make([]string, 0, len(m))
+// coordinatorKey is a coordinators map key and the key as written (with
+// U+FFFD for bytes that are not UTF-8).
+type coordinatorKey struct{ key, written string }
+
+// coordinatorKeys returns the keys of m in the order canonical JSONL writes
+// them: sorted by their written form. Keys that are not valid UTF-8 can
+// collide once written; only the first of them (in byte order) is kept, so
+// that the output stays valid JSON.
+func coordinatorKeys(m map[string][]byte) []coordinatorKey {
+	keys := make([]coordinatorKey, 0, len(m))
 	for k := range m {
-		keys = append(keys, k)
+		keys = append(keys, coordinatorKey{k, validUTF8(k)})
 	}
-	slices.Sort(keys)
-	return keys
+	slices.SortFunc(keys, func(a, b coordinatorKey) int {
+		if c := strings.Compare(a.written, b.written); c != 0 {
+			return c
+		}
+		return strings.Compare(a.key, b.key)
+	})
+	return slices.CompactFunc(keys, func(a, b coordinatorKey) bool { return a.written == b.written })
+}
+
+// validUTF8 returns s with each byte that is not part of valid UTF-8
+// replaced by U+FFFD, as appendString writes it.
+func validUTF8(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b.WriteString("\ufffd")
+		} else {
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
 }
 
 // appendTime writes t in UTC as 2006-01-02T15:04:05.000000000Z.
@@ -282,10 +315,13 @@ func NewJSONWriter(w io.Writer) *JSONWriter {
 	return &JSONWriter{w: bufio.NewWriterSize(w, 64<<10)}
 }
 
-// Write writes e as one canonical line. It returns ErrTimeRange (wrapped)
-// when e.Time lies outside years 0000-9999, and the writer's error when
-// writing fails.
+// Write writes e as one canonical line. It returns an error for an unknown
+// kind, ErrTimeRange (wrapped) when e.Time lies outside years 0000-9999, and
+// the writer's error when writing fails.
 func (w *JSONWriter) Write(e *Event) error {
+	if !e.Kind.Valid() {
+		return fmt.Errorf("format: write seq %d: unknown kind %q", e.Seq, e.Kind)
+	}
 	if y := e.Time.UTC().Year(); y < 0 || y > 9999 {
 		return fmt.Errorf("format: write seq %d: year %d: %w", e.Seq, y, ErrTimeRange)
 	}

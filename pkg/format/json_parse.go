@@ -515,7 +515,11 @@ func (p *jsonParser) parseTime(at *fpath) (time.Time, *SyntaxError) {
 	if perr != nil {
 		return time.Time{}, p.fail(at, "want RFC 3339 time, got %q", s)
 	}
-	return t.UTC(), nil
+	t = t.UTC()
+	if y := t.Year(); y < 0 || y > 9999 {
+		return time.Time{}, p.fail(at, "time %q is outside years 0000-9999 in UTC", s)
+	}
+	return t, nil
 }
 
 func (p *jsonParser) parseString(at *fpath) (string, *SyntaxError) {

@@ -111,6 +111,9 @@ func TestJSONWriter(t *testing.T) {
 	if err := w.Write(&bad); !errors.Is(err, ErrTimeRange) {
 		t.Fatalf("Write(year 10000) = %v, want ErrTimeRange", err)
 	}
+	if err := w.Write(&Event{Kind: "bogus"}); err == nil {
+		t.Fatalf("Write(unknown kind) = nil, want an error")
+	}
 }
 
 func TestJSONReader_FillIn(t *testing.T) {

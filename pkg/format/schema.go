@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/parquet-go/parquet-go"
 )
 
 // row is one event as a Parquet row. The column names, types and
@@ -97,100 +99,6 @@ func timeNanos(t time.Time) (int64, error) {
 	return t.UnixNano(), nil
 }
 
-// toRow converts e to its row; scratch provides the pointer targets so that
-// a batch of rows costs few allocations.
-func toRow(e *Event, r *row, s *rowScratch) error {
-	ns, err := timeNanos(e.Time)
-	if err != nil {
-		return err
-	}
-	*r = row{Seq: e.Seq, Time: ns, Epoch: e.Epoch, Kind: string(e.Kind), Job: e.Job}
-	for _, f := range kindFields[e.Kind] {
-		setRowField(e, r, f, s)
-	}
-	return nil
-}
-
-// rowScratch holds the values that a row's pointers point to.
-type rowScratch struct {
-	str          [4]string
-	i32          [3]int32
-	i64          [4]int64
-	b            bool
-	ns, n32, n64 int
-}
-
-func (s *rowScratch) s(v string) *string { p := &s.str[s.ns]; *p = v; s.ns++; return p }
-func (s *rowScratch) i32p(v int32) *int32 {
-	p := &s.i32[s.n32]
-	*p = v
-	s.n32++
-	return p
-}
-func (s *rowScratch) i64p(v int64) *int64 {
-	p := &s.i64[s.n64]
-	*p = v
-	s.n64++
-	return p
-}
-
-func setRowField(e *Event, r *row, f field, s *rowScratch) {
-	switch f {
-	case fieldGraph:
-		r.Graph = graphToRow(e.Graph)
-	case fieldMaster:
-		r.Master = s.s(e.Master)
-	case fieldRecovering:
-		s.b = e.Recovering
-		r.Recovering = &s.b
-	case fieldVertex:
-		r.Vertex = s.s(e.Vertex)
-	case fieldSubtask:
-		r.Subtask = s.i32p(e.Subtask)
-	case fieldParallelism:
-		r.Parallelism = s.i32p(e.Parallelism)
-	case fieldAttempt:
-		r.Attempt = s.i32p(e.Attempt)
-	case fieldWorker:
-		r.Worker = s.s(e.Worker)
-	case fieldRecordsIn:
-		r.RecordsIn = s.i64p(e.RecordsIn)
-	case fieldRecordsOut:
-		r.RecordsOut = s.i64p(e.RecordsOut)
-	case fieldBytesIn:
-		r.BytesIn = s.i64p(e.BytesIn)
-	case fieldBytesOut:
-		r.BytesOut = s.i64p(e.BytesOut)
-	case fieldPartitions:
-		if e.Partitions != nil {
-			r.Partitions = make([]partitionRow, len(e.Partitions))
-			for i, p := range e.Partitions {
-				r.Partitions[i] = partitionRow(p)
-			}
-		}
-	case fieldError:
-		r.Error = s.s(e.Error)
-	case fieldSubtasks:
-		r.Subtasks = make([]subtaskRow, len(e.Subtasks))
-		for i, st := range e.Subtasks {
-			r.Subtasks[i] = subtaskRow(st)
-		}
-	case fieldReason:
-		r.Reason = s.s(e.Reason)
-	case fieldCoordinators:
-		r.Coordinators = make([]coordinatorRow, 0, len(e.Coordinators))
-		for _, k := range sortedKeys(e.Coordinators) {
-			st := e.Coordinators[k]
-			if st == nil {
-				st = []byte{}
-			}
-			r.Coordinators = append(r.Coordinators, coordinatorRow{Vertex: k, State: st})
-		}
-	case fieldStatus:
-		r.Status = s.s(e.Status)
-	}
-}
-
 func graphToRow(g *Graph) *graphRow {
 	gr := &graphRow{Vertices: []vertexRow{}, Edges: []edgeRow{}}
 	if g == nil {
@@ -205,116 +113,6 @@ func graphToRow(g *Graph) *graphRow {
 		gr.Edges = append(gr.Edges, edgeRow(ed))
 	}
 	return gr
-}
-
-// fromRow converts a row back to an event in normal form (see Normalize).
-func fromRow(r *row) (Event, error) {
-	e := Event{Seq: r.Seq, Time: time.Unix(0, r.Time).UTC(), Epoch: r.Epoch, Kind: Kind(r.Kind), Job: r.Job}
-	if !e.Kind.Valid() {
-		return Event{}, fmt.Errorf("seq %d: unknown kind %q", r.Seq, r.Kind)
-	}
-	for _, f := range kindFields[e.Kind] {
-		if err := getRowField(&e, r, f); err != nil {
-			return Event{}, fmt.Errorf("seq %d: %w", r.Seq, err)
-		}
-	}
-	return e, nil
-}
-
-func getRowField(e *Event, r *row, f field) error {
-	var null bool
-	switch f {
-	case fieldGraph:
-		null = r.Graph == nil
-		e.Graph = graphFromRow(r.Graph)
-	case fieldMaster:
-		null = loadString(&e.Master, r.Master)
-	case fieldRecovering:
-		null = r.Recovering == nil
-		if !null {
-			e.Recovering = *r.Recovering
-		}
-	case fieldVertex:
-		null = loadString(&e.Vertex, r.Vertex)
-	case fieldSubtask:
-		null = loadInt32(&e.Subtask, r.Subtask)
-	case fieldParallelism:
-		null = loadInt32(&e.Parallelism, r.Parallelism)
-	case fieldAttempt:
-		null = loadInt32(&e.Attempt, r.Attempt)
-	case fieldWorker:
-		null = loadString(&e.Worker, r.Worker)
-	case fieldRecordsIn:
-		null = loadInt64(&e.RecordsIn, r.RecordsIn)
-	case fieldRecordsOut:
-		null = loadInt64(&e.RecordsOut, r.RecordsOut)
-	case fieldBytesIn:
-		null = loadInt64(&e.BytesIn, r.BytesIn)
-	case fieldBytesOut:
-		null = loadInt64(&e.BytesOut, r.BytesOut)
-	case fieldPartitions:
-		if r.Partitions != nil {
-			e.Partitions = make([]Partition, len(r.Partitions))
-			for i, p := range r.Partitions {
-				e.Partitions[i] = Partition(p)
-			}
-		}
-	case fieldError:
-		null = loadString(&e.Error, r.Error)
-	case fieldSubtasks:
-		null = r.Subtasks == nil
-		if len(r.Subtasks) > 0 {
-			e.Subtasks = make([]SubtaskRef, len(r.Subtasks))
-			for i, st := range r.Subtasks {
-				e.Subtasks[i] = SubtaskRef(st)
-			}
-		}
-	case fieldReason:
-		null = loadString(&e.Reason, r.Reason)
-	case fieldCoordinators:
-		null = r.Coordinators == nil
-		e.Coordinators = make(map[string][]byte, len(r.Coordinators))
-		for _, c := range r.Coordinators {
-			if _, dup := e.Coordinators[c.Vertex]; dup {
-				return fmt.Errorf("column coordinators: duplicate vertex %q", c.Vertex)
-			}
-			var st []byte
-			if len(c.State) > 0 {
-				st = append([]byte(nil), c.State...)
-			}
-			e.Coordinators[c.Vertex] = st
-		}
-	case fieldStatus:
-		null = loadString(&e.Status, r.Status)
-	}
-	if null {
-		return fmt.Errorf("column %s: NULL in a %s event", fieldNames[f], e.Kind)
-	}
-	return nil
-}
-
-func loadString(dst *string, p *string) (null bool) {
-	if p == nil {
-		return true
-	}
-	*dst = *p
-	return false
-}
-
-func loadInt32(dst *int32, p *int32) (null bool) {
-	if p == nil {
-		return true
-	}
-	*dst = *p
-	return false
-}
-
-func loadInt64(dst *int64, p *int64) (null bool) {
-	if p == nil {
-		return true
-	}
-	*dst = *p
-	return false
 }
 
 func graphFromRow(gr *graphRow) *Graph {
@@ -338,3 +136,5 @@ func graphFromRow(gr *graphRow) *Graph {
 	}
 	return g
 }
+
+var eventSchema = parquet.SchemaOf(row{})

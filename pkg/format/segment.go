@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 
 	"github.com/parquet-go/parquet-go"
-	"github.com/parquet-go/parquet-go/compress/zstd"
 )
 
 // SchemaVersion is the version of the segment schema this package writes,
@@ -69,8 +69,10 @@ const segmentBatch = 256
 // range gives ErrTimeRange. An unknown kind is an error. Nothing is written
 // to w unless encoding succeeds.
 func EncodeSegment(w io.Writer, events []Event) error {
-	var buf bytes.Buffer
-	if err := encodeSegment(&buf, events); err != nil {
+	buf := segmentBuffers.Get().(*bytes.Buffer)
+	defer putSegmentBuffer(buf)
+	buf.Reset()
+	if err := encodeSegment(buf, events, SchemaVersion); err != nil {
 		return err
 	}
 	data := buf.Bytes()
@@ -83,49 +85,15 @@ func EncodeSegment(w io.Writer, events []Event) error {
 	return nil
 }
 
-// writerOptions configure the segment writer: zstd, the footer keys, and
-// page bounds (the column index) only for the columns that readers filter
-// on: seq, time, epoch, kind, vertex.
-var writerOptions = func() []parquet.WriterOption {
-	opts := []parquet.WriterOption{
-		parquet.Compression(&zstd.Codec{Level: zstd.SpeedFastest}),
-		parquet.KeyValueMetadata(SchemaVersionKey, SchemaVersion),
-		parquet.KeyValueMetadata(ChecksumKey, checksumPlaceholder),
-	}
-	for _, path := range eventSchema.Columns() {
-		switch strings.Join(path, ".") {
-		case "seq", "time", "epoch", "kind", "vertex":
-		default:
-			opts = append(opts, parquet.SkipPageBounds(path...))
-		}
-	}
-	return opts
-}()
+// segmentBuffers holds encoding buffers for reuse.
+var segmentBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
-func encodeSegment(buf *bytes.Buffer, events []Event) error {
-	pw := parquet.NewGenericWriter[row](buf, writerOptions...)
-	rows := make([]row, segmentBatch)
-	scratch := make([]rowScratch, segmentBatch)
-	for start := 0; start < len(events); start += segmentBatch {
-		n := min(segmentBatch, len(events)-start)
-		for i := range n {
-			e := &events[start+i]
-			if !e.Kind.Valid() {
-				return fmt.Errorf("format: encode segment: seq %d: unknown kind %q", e.Seq, e.Kind)
-			}
-			scratch[i] = rowScratch{}
-			if err := toRow(e, &rows[i], &scratch[i]); err != nil {
-				return fmt.Errorf("format: encode segment: seq %d: %w", e.Seq, err)
-			}
-		}
-		if _, err := pw.Write(rows[:n]); err != nil {
-			return fmt.Errorf("format: encode segment: %w", err)
-		}
+// putSegmentBuffer returns buf to the pool unless it grew very large (a
+// huge compacted segment), which is left to the garbage collector.
+func putSegmentBuffer(buf *bytes.Buffer) {
+	if buf.Cap() <= 64<<20 {
+		segmentBuffers.Put(buf)
 	}
-	if err := pw.Close(); err != nil {
-		return fmt.Errorf("format: encode segment: %w", err)
-	}
-	return nil
 }
 
 // SegmentReader reads the events of one segment in order. It is not safe
@@ -244,8 +212,6 @@ func checkSchema(s *parquet.Schema) error {
 	}
 	return nil
 }
-
-var eventSchema = parquet.SchemaOf(row{})
 
 // Len returns the number of events in the segment.
 func (r *SegmentReader) Len() int { return int(r.file.NumRows()) }

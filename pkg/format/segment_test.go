@@ -184,24 +184,12 @@ func TestSegment_Truncated(t *testing.T) {
 	damaged(t, append(bytes.Clone(data), "junk"...), want, "appended junk")
 }
 
-// rewriteVersion encodes events with another schema version in the footer.
+// encodeWithVersion encodes events with another schema version in the
+// footer.
 func encodeWithVersion(t *testing.T, events []Event, version string) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	pw := parquet.NewGenericWriter[row](&buf,
-		parquet.KeyValueMetadata(SchemaVersionKey, version),
-		parquet.KeyValueMetadata(ChecksumKey, checksumPlaceholder))
-	rows := make([]row, len(events))
-	scratch := make([]rowScratch, len(events))
-	for i := range events {
-		if err := toRow(&events[i], &rows[i], &scratch[i]); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if _, err := pw.Write(rows); err != nil {
-		t.Fatal(err)
-	}
-	if err := pw.Close(); err != nil {
+	if err := encodeSegment(&buf, events, version); err != nil {
 		t.Fatal(err)
 	}
 	data := buf.Bytes()
@@ -246,5 +234,47 @@ func TestOpenSegment_NotASegment(t *testing.T) {
 	}
 	if _, err := OpenSegment(buf.Bytes()); !errors.Is(err, ErrCorrupt) {
 		t.Fatalf("foreign parquet: err = %v, want ErrCorrupt", err)
+	}
+}
+
+// TestSegment_PagesAndRowGroups decodes a segment split into many row
+// groups and small pages, with a dictionary that falls back to plain, and
+// segments encoded one after the other by the pooled encoders.
+func TestSegment_PagesAndRowGroups(t *testing.T) {
+	events := realisticEvents(5000, 11)
+	for i := range events {
+		if events[i].Kind == KindSubtaskFailed {
+			events[i].Error = fmt.Sprintf("failure %d: %s", i, strings.Repeat("x", i%50))
+		}
+	}
+	var buf bytes.Buffer
+	err := encodeSegmentGroups(&buf, events, SchemaVersion, 3*segmentBatch,
+		parquet.PageBufferSize(2048), parquet.DictionaryMaxBytes(512))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := buf.Bytes()
+	if err := sealChecksum(data); err != nil {
+		t.Fatal(err)
+	}
+	f, err := parquet.OpenFile(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(f.RowGroups()); n < 7 {
+		t.Fatalf("row groups = %d, want >= 7", n)
+	}
+	got, err := decodeAll(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := normalized(events); !reflect.DeepEqual(got, want) {
+		t.Fatalf("events differ after a paged round trip")
+	}
+	for i := range 3 {
+		batch := realisticEvents(300+i*500, uint64(i))
+		if got, err := decodeAll(encode(t, batch)); err != nil || !reflect.DeepEqual(got, normalized(batch)) {
+			t.Fatalf("pooled encoder, segment %d: %v", i, err)
+		}
 	}
 }

@@ -1,0 +1,191 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"runtime/debug"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/jobevent/jobevent/pkg/format"
+)
+
+// version is the jobevent version; release builds set it with
+// -ldflags "-X main.version=v1.2.3", and "go install ...@version" builds
+// report the module version.
+var version = ""
+
+// commands returns every subcommand, one constructor per file: the runtime
+// (run, master, worker) and the log commands.
+func commands() []*cli.Command {
+	return []*cli.Command{
+		newImportCommand(),
+		newDumpCommand(),
+		newValidateCommand(),
+		newDiffCommand(),
+		newReplayCommand(),
+		newRunCommand(),
+	}
+}
+
+// newApp builds the jobevent application. It writes only to stdout and
+// stderr, and never exits the process: errors come back from Run, and
+// runMain maps them to exit codes.
+func newApp(stdout, stderr io.Writer) *cli.App {
+	app := &cli.App{
+		Name:           "jobevent",
+		Usage:          "record, inspect and replay batch job event logs",
+		UsageText:      "jobevent COMMAND [flags] ARGS...",
+		Version:        versionString(),
+		Writer:         stdout,
+		ErrWriter:      stderr,
+		Commands:       commands(),
+		ExitErrHandler: func(*cli.Context, error) {},
+		OnUsageError:   onUsageError,
+		Action:         rootAction,
+		Description: "A LOG is a bucket URL (file://, mem://, s3://, gs://, azblob://; ?prefix= selects\n" +
+			"the job), a bare local path, or a canonical JSONL file (*.jsonl, read-only).\n\n" +
+			"Exit codes: 0 ok; 1 findings; 2 usage error, bad input, corruption, I/O; 3 deliberate crash.\n\n" +
+			"EXAMPLE:\n" +
+			"   jobevent replay file:///var/lib/jobevent?prefix=jobs/wordcount/ --dry-run",
+	}
+	for _, cmd := range app.Commands {
+		if cmd.OnUsageError == nil {
+			cmd.OnUsageError = onUsageError
+		}
+	}
+	return app
+}
+
+// versionString is what --version prints after "jobevent version".
+func versionString() string {
+	v := version
+	if v == "" {
+		v = "devel"
+		if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+			v = bi.Main.Version
+		}
+	}
+	return fmt.Sprintf("%s (event schema %s)", v, format.SchemaVersion)
+}
+
+// rootAction runs when no known command was named.
+func rootAction(c *cli.Context) error {
+	if c.Args().Present() {
+		return &usageError{
+			msg:   fmt.Sprintf("unknown command %q; commands: %s", c.Args().First(), commandNames(c.App)),
+			usage: c.App.UsageText,
+		}
+	}
+	return cli.ShowAppHelp(c)
+}
+
+func commandNames(app *cli.App) string {
+	names := make([]string, 0, len(app.Commands))
+	for _, cmd := range app.Commands {
+		if !cmd.Hidden && cmd.Name != "help" {
+			names = append(names, cmd.Name)
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+// onUsageError turns a flag parsing error of cli into a one-line usage
+// error carrying the command's usage hint.
+func onUsageError(c *cli.Context, err error, _ bool) error {
+	name, usage := "", c.App.UsageText
+	if isSubcommand(c) {
+		name, usage = c.Command.Name+": ", usageHint(c.Command)
+	}
+	return &usageError{msg: name + err.Error(), usage: usage}
+}
+
+// isSubcommand reports whether c runs one of the app's commands rather
+// than the app itself.
+func isSubcommand(c *cli.Context) bool {
+	return c.Command != nil && c.Command.Name != "" && c.Command.Name != c.App.Name
+}
+
+// usageHint is the first line of a command's usage text.
+func usageHint(cmd *cli.Command) string {
+	hint, _, _ := strings.Cut(cmd.UsageText, "\n")
+	return strings.TrimSpace(hint)
+}
+
+// usagef returns a usage error of the command running in c.
+func usagef(c *cli.Context, format string, args ...any) error {
+	msg := fmt.Sprintf(format, args...)
+	if !isSubcommand(c) {
+		return &usageError{msg: msg, usage: c.App.UsageText}
+	}
+	return &usageError{msg: c.Command.Name + ": " + msg, usage: usageHint(c.Command)}
+}
+
+// wantArgs checks the number of positional arguments: at least min, at
+// most max (max < 0: any number).
+func wantArgs(c *cli.Context, min, max int) error {
+	n := c.NArg()
+	switch {
+	case n < min && min == max:
+		return usagef(c, "want %d argument%s, got %d", min, plural(min), n)
+	case n < min:
+		return usagef(c, "want at least %d argument%s, got %d", min, plural(min), n)
+	case max >= 0 && n > max && min == max:
+		return usagef(c, "want %d argument%s, got %d: unexpected %q", max, plural(max), n, c.Args().Get(max))
+	case max >= 0 && n > max:
+		return usagef(c, "want at most %d argument%s, got %d: unexpected %q", max, plural(max), n, c.Args().Get(max))
+	}
+	return nil
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// runMain runs the app on args (args[0] is the program name) with the
+// given standard streams and returns the exit code. It is main without
+// os.Exit, so tests run the app in process. Every error is printed as one
+// line on stderr.
+func runMain(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	app := newApp(stdout, stderr)
+	app.Reader = stdin
+	return runApp(ctx, app, args)
+}
+
+// runApp runs app on args and returns the exit code, printing the error
+// line on the app's ErrWriter. A panic is recovered and reported the
+// same way (exit 2), never as a stack trace.
+func runApp(ctx context.Context, app *cli.App, args []string) (code int) {
+	defer func() {
+		if p := recover(); p != nil {
+			printError(app.ErrWriter, fmt.Errorf("internal error: %v", p))
+			code = exitFailure
+		}
+	}()
+	err := checkHelpTopic(app, args)
+	if err == nil {
+		err = app.RunContext(ctx, reorderArgs(app, args))
+	}
+	printError(app.ErrWriter, err)
+	return exitCode(err)
+}
+
+// checkHelpTopic turns "jobevent help NOSUCH" into a usage error; cli
+// would end it with exit code 3, the code of a deliberate crash.
+func checkHelpTopic(app *cli.App, args []string) error {
+	if len(args) < 3 || (args[1] != "help" && args[1] != "h") || isFlag(args[2]) {
+		return nil
+	}
+	if app.Command(args[2]) == nil {
+		return &usageError{
+			msg:   fmt.Sprintf("help: unknown command %q; commands: %s", args[2], commandNames(app)),
+			usage: "jobevent help COMMAND",
+		}
+	}
+	return nil
+}

@@ -1,0 +1,141 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
+
+// Paths of the shared test data, relative to this package.
+const (
+	logsDir   = "../../testdata/logs"
+	goldenDir = "../../testdata/golden"
+)
+
+// result is what one in-process run of the app gave.
+type result struct {
+	code   int
+	stdout string
+	stderr string
+}
+
+// runCLI runs "jobevent args..." in process, exactly as main would, and
+// returns the exit code and the output.
+func runCLI(t *testing.T, args ...string) result {
+	t.Helper()
+	return runCLIWith(t, context.Background(), "", args...)
+}
+
+// runCLIWith runs the app with a context (cancel it to interrupt) and the
+// given standard input.
+func runCLIWith(t *testing.T, ctx context.Context, stdin string, args ...string) result {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := runMain(ctx, append([]string{"jobevent"}, args...), strings.NewReader(stdin), &out, &errb)
+	return result{code: code, stdout: out.String(), stderr: errb.String()}
+}
+
+// wantCode fails the test when the run did not end with code.
+func (r result) wantCode(t *testing.T, code int) result {
+	t.Helper()
+	if r.code != code {
+		t.Fatalf("exit code = %d, want %d\nstdout:\n%s\nstderr:\n%s", r.code, code, r.stdout, r.stderr)
+	}
+	return r
+}
+
+// wantOneLineError checks the contract for every failure: the exit code,
+// exactly one "jobevent: ..." line on stderr containing each of want, and
+// no trace of a panic.
+func (r result) wantOneLineError(t *testing.T, code int, want ...string) {
+	t.Helper()
+	r.wantCode(t, code)
+	lines := strings.Split(strings.TrimSuffix(r.stderr, "\n"), "\n")
+	if len(lines) != 1 || !strings.HasPrefix(lines[0], "jobevent: ") || !strings.HasSuffix(r.stderr, "\n") {
+		t.Fatalf("stderr = %q, want one line starting with \"jobevent: \"", r.stderr)
+	}
+	for _, bad := range []string{"panic", "goroutine", "runtime error"} {
+		if strings.Contains(r.stderr, bad) {
+			t.Fatalf("stderr = %q, must not mention %q", r.stderr, bad)
+		}
+	}
+	for _, w := range want {
+		if !strings.Contains(lines[0], w) {
+			t.Fatalf("stderr = %q, want it to contain %q", lines[0], w)
+		}
+	}
+}
+
+// golden compares got with testdata/golden/name, or rewrites the file
+// with -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join(goldenDir, name)
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Fatalf("output differs from %s (go test -update rewrites it; review the diff)\ngot:\n%s\nwant:\n%s", path, got, want)
+	}
+}
+
+// logPath is the path of a log of testdata/logs.
+func logPath(name string) string { return filepath.Join(logsDir, name) }
+
+// readLog returns the bytes of a log of testdata/logs.
+func readLog(t *testing.T, name string) string {
+	t.Helper()
+	data, err := os.ReadFile(logPath(name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// goodLogs are the well-formed logs of testdata/logs: import and dump
+// must round-trip each byte for byte.
+var goodLogs = []string{"healthy.jsonl", "failover.jsonl", "running.jsonl", "no-batch-snapshot.jsonl"}
+
+// syncBuffer is a bytes.Buffer safe for one writer goroutine and readers,
+// which signals every write on changed.
+type syncBuffer struct {
+	mu      sync.Mutex
+	buf     bytes.Buffer
+	changed chan struct{}
+}
+
+func newSyncBuffer() *syncBuffer { return &syncBuffer{changed: make(chan struct{}, 1)} }
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	n, err := b.buf.Write(p)
+	select {
+	case b.changed <- struct{}{}:
+	default:
+	}
+	return n, err
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}

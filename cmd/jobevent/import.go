@@ -1,0 +1,148 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/jobevent/jobevent/pkg/blob"
+	"github.com/jobevent/jobevent/pkg/format"
+)
+
+func newImportCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "import",
+		Usage: "write a canonical JSONL file into a new log",
+		UsageText: "jobevent import FILE.jsonl|- LOG [--format table|json]\n\n" +
+			"EXAMPLES:\n" +
+			"   jobevent import testdata/logs/healthy.jsonl file:///tmp/jobevents?prefix=wordcount/\n" +
+			"   jobevent dump s3://ops-logs?prefix=jobs/a/ --format json | jobevent import - ./copy-of-a",
+		Description: "Reads canonical JSONL strictly (a wrong type or an unknown field names the line and\n" +
+			"field) and writes it as Parquet segments, keeping the seq and epoch of every event, plus\n" +
+			"the epochs/ objects its master_started events imply. It does not judge the log: that is\n" +
+			"\"jobevent validate\". The input is checked whole before anything is written (stdin is\n" +
+			"spooled to a temporary file); a log that already holds events is refused. The summary\n" +
+			"goes to stderr (--format json: a JSON object on stdout).",
+		Flags:  []cli.Flag{formatFlag("table", "json")},
+		Action: runImport,
+	}
+}
+
+// importSummary is what import prints.
+type importSummary struct {
+	Log      string `json:"log"`
+	Events   int64  `json:"events"`
+	Segments int    `json:"segments"`
+	Epochs   int    `json:"epochs"`
+}
+
+func runImport(c *cli.Context) error {
+	if err := wantArgs(c, 2, 2); err != nil {
+		return err
+	}
+	file, url := c.Args().Get(0), c.Args().Get(1)
+	in, name, err := openImportInput(file, c.App.Reader)
+	if err != nil {
+		return err
+	}
+	defer in.close()
+	// The input is checked whole first, so that a syntax error never
+	// leaves a half-imported log behind.
+	if err := checkSyntax(in.f, name); err != nil {
+		return err
+	}
+	log, err := blob.Create(c.Context, url)
+	if err != nil {
+		return err
+	}
+	defer log.Close()
+	src := &namedJSONReader{name: name, r: format.NewJSONReader(in.f)}
+	stats, err := blob.Import(c.Context, log, src, blob.ImportOptions{})
+	if errors.Is(err, blob.ErrLogExists) {
+		return fmt.Errorf("%s already holds events: import writes new logs only", url)
+	}
+	if err != nil {
+		return err
+	}
+	sum := importSummary{Log: url, Events: stats.Events, Segments: stats.Segments, Epochs: stats.Epochs}
+	if c.String("format") == "json" {
+		return writeJSON(c.App.Writer, sum)
+	}
+	fmt.Fprintf(c.App.ErrWriter, "imported %d event%s into %s: %d segment%s, %d epoch%s\n",
+		sum.Events, plural(int(sum.Events)), url, sum.Segments, plural(sum.Segments), sum.Epochs, plural(sum.Epochs))
+	return nil
+}
+
+// importInput is import's FILE argument, opened for two passes.
+type importInput struct {
+	f     *os.File
+	spool bool // f is a temporary copy of stdin
+}
+
+// openImportInput opens import's FILE argument. "-" is stdin, spooled to
+// a temporary file so that it can be read twice.
+func openImportInput(file string, stdin io.Reader) (*importInput, string, error) {
+	if file != "-" {
+		f, err := os.Open(file)
+		if err != nil {
+			return nil, "", err
+		}
+		return &importInput{f: f}, file, nil
+	}
+	f, err := os.CreateTemp("", "jobevent-import-*.jsonl")
+	if err != nil {
+		return nil, "", fmt.Errorf("spool stdin: %w", err)
+	}
+	in := &importInput{f: f, spool: true}
+	if _, err := io.Copy(f, stdin); err != nil {
+		in.close()
+		return nil, "", fmt.Errorf("read stdin: %w", err)
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		in.close()
+		return nil, "", fmt.Errorf("spool stdin: %w", err)
+	}
+	return in, "stdin", nil
+}
+
+func (in *importInput) close() {
+	in.f.Close()
+	if in.spool {
+		os.Remove(in.f.Name())
+	}
+}
+
+// checkSyntax reads every event of f and rewinds it.
+func checkSyntax(f *os.File, name string) error {
+	r := &namedJSONReader{name: name, r: format.NewJSONReader(f)}
+	for {
+		_, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return nil
+}
+
+// namedJSONReader prefixes syntax errors with the input's name.
+type namedJSONReader struct {
+	name string
+	r    *format.JSONReader
+}
+
+func (r *namedJSONReader) Next() (format.Event, error) {
+	e, err := r.r.Next()
+	if err != nil && err != io.EOF {
+		return e, fmt.Errorf("%s: %w", r.name, err)
+	}
+	return e, err
+}

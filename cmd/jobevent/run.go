@@ -1,0 +1,138 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/jobevent/jobevent/pkg/runtime"
+)
+
+func init() {
+	recoverJob = recoverFromLog
+}
+
+func newRunCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "run",
+		Usage: "run a batch job with the embedded runtime, recording its events",
+		UsageText: "jobevent run SPEC.yaml [--events LOG] [--workers N] [--resume] [--crash-after-seq N] [--seed N] [--work-dir DIR] [--format table|json]\n\n" +
+			"EXAMPLES:\n" +
+			"   jobevent run testdata/jobs/wordcount.yaml\n" +
+			"   jobevent run testdata/jobs/flink-failover.yaml --seed 1 --crash-after-seq 20; jobevent run testdata/jobs/flink-failover.yaml --seed 1 --resume",
+		Description: "Runs the job of SPEC.yaml: a master and N in-process workers. Events go to LOG (default\n" +
+			"file://./jobevents?prefix=<job>/), partitions to the work dir (default ./jobevents-work,\n" +
+			"kept across a crash). A log that already holds the job is refused unless --resume, which\n" +
+			"recovers it in a new epoch: finished work whose partitions survived is kept, the rest\n" +
+			"reruns (see \"jobevent replay LOG --dry-run\" for the plan). --crash-after-seq N makes the\n" +
+			"master die right after event N is durable (exit 3); --seed N runs the attempts one at a\n" +
+			"time in a seeded order, so that crash points and logs are reproducible.\n\n" +
+			"Exit codes: 0 the job finished (or had finished); 1 it failed or was canceled; 2 bad\n" +
+			"input or I/O; 3 the deliberate crash.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "events", Usage: "event log `LOG` (bucket URL or path)", DefaultText: "file://./jobevents?prefix=<job>/"},
+			&cli.IntFlag{Name: "workers", Usage: "number of in-process workers `N`", Value: 2},
+			&cli.IntFlag{Name: "slots", Usage: "slots `N` per worker", Value: 2},
+			&cli.BoolFlag{Name: "resume", Usage: "recover the job from the log in a new epoch"},
+			&cli.Int64Flag{Name: "crash-after-seq", Usage: "die right after event `N` is durable (exit 3)"},
+			&cli.Int64Flag{Name: "seed", Usage: "run in a reproducible order drawn from `N`"},
+			&cli.StringFlag{Name: "work-dir", Usage: "`DIR` for the workers' partitions", DefaultText: "./jobevents-work"},
+			formatFlag("table", "json"),
+		},
+		Action: runRun,
+	}
+}
+
+func runRun(c *cli.Context) error {
+	if err := wantArgs(c, 1, 1); err != nil {
+		return err
+	}
+	if c.Int("workers") < 1 || c.Int("slots") < 1 {
+		return usagef(c, "--workers and --slots must be at least 1")
+	}
+	if c.Int64("crash-after-seq") < 0 {
+		return usagef(c, "--crash-after-seq must be positive")
+	}
+	spec, err := runtime.LoadSpec(c.Args().First())
+	if err != nil {
+		return err
+	}
+	opts := runtime.Options{
+		Events:        c.String("events"),
+		Workers:       c.Int("workers"),
+		Slots:         c.Int("slots"),
+		WorkDir:       c.String("work-dir"),
+		Resume:        c.Bool("resume"),
+		CrashAfterSeq: c.Int64("crash-after-seq"),
+		Seeded:        c.IsSet("seed"),
+		Seed:          c.Int64("seed"),
+		Stderr:        c.App.ErrWriter,
+	}
+	sum, err := runtime.Run(c.Context, spec, opts)
+	return reportRun(c, sum, err)
+}
+
+// recoverFromLog is "jobevent replay LOG" without --dry-run: the job of
+// LOG recovered for real with the embedded runtime, as "run --resume".
+func recoverFromLog(c *cli.Context, log string) error {
+	sum, err := runtime.Resume(c.Context, runtime.Options{Events: log, Stderr: c.App.ErrWriter})
+	return reportRun(c, sum, err)
+}
+
+// reportRun prints the summary of a run, unless the master crashed on
+// purpose (it skips everything, the summary included), and returns err.
+func reportRun(c *cli.Context, sum *runtime.Summary, err error) error {
+	var crash *runtime.CrashError
+	if sum == nil || errors.As(err, &crash) {
+		return err
+	}
+	if sum.FullRestart && sum.FullRestartReason != "" {
+		warnf(c.App.ErrWriter, "full restart: %s", sum.FullRestartReason)
+	}
+	if perr := printSummary(c.App.Writer, c.String("format"), sum); perr != nil && err == nil {
+		err = perr
+	}
+	return err
+}
+
+func printSummary(w io.Writer, format string, s *runtime.Summary) error {
+	if format == "json" {
+		return writeJSON(w, s)
+	}
+	status := s.Status
+	switch {
+	case s.AlreadyEnded:
+		status = "already " + s.Status + " (nothing to run)"
+	case s.FullRestart:
+		status += " (FULL RESTART)"
+	case s.Recovered:
+		status += fmt.Sprintf(" (recovered in epoch %d: %d subtasks kept)", s.Epoch, s.Kept)
+	}
+	outputs := strings.Join(s.Outputs, ", ")
+	if outputs == "" {
+		outputs = "-"
+	}
+	t := newTable(w, "job", "status")
+	rows := [][]string{
+		{"job", s.Job},
+		{"status", status},
+		{"vertices", fmt.Sprint(s.Vertices)},
+		{"subtasks", fmt.Sprint(s.Subtasks)},
+		{"attempts run", fmt.Sprint(s.Deployed)},
+		{"reruns", fmt.Sprint(s.Reruns)},
+		{"wall time", fmt.Sprintf("%.3fs", s.Wall)},
+		{"events", fmt.Sprint(s.LastSeq)},
+		{"log", s.Log},
+		{"output", outputs},
+	}
+	_ = t
+	for _, r := range rows {
+		if _, err := fmt.Fprintf(w, "%-13s %s\n", r[0], r[1]); err != nil {
+			return err
+		}
+	}
+	return nil
+}

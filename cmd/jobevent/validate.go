@@ -1,0 +1,146 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/jobevent/jobevent/pkg/replay"
+)
+
+func newValidateCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "validate",
+		Usage: "check that logs are well-formed (a CI gate)",
+		UsageText: "jobevent validate LOG... [--strict] [--format table|json|github]\n\n" +
+			"EXAMPLES:\n" +
+			"   jobevent validate file:///var/lib/jobevent?prefix=jobs/wordcount/\n" +
+			"   jobevent validate testdata/logs/*.jsonl --strict --format github",
+		Description: "Checks every rule of the event model (seq gap-free, epochs, the attempt state machine,\n" +
+			"references to vertices and subtasks, ...) and reports each violation as a finding with a\n" +
+			"rule id. Corruption is an error finding naming the object; a torn tail and fenced rows\n" +
+			"are warnings. Exit 1 when there is an error finding (--strict: any finding).\n" +
+			"--format github prints workflow annotations (::error file=...,title=RULE::seq N: ...).",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "strict", Usage: "exit 1 on warnings too"},
+			formatFlag("table", "json", "github"),
+		},
+		Action: runValidate,
+	}
+}
+
+// logFinding is a finding of one of the logs validated.
+type logFinding struct {
+	Log string `json:"log"`
+	replay.Finding
+}
+
+func runValidate(c *cli.Context) error {
+	if err := wantArgs(c, 1, -1); err != nil {
+		return err
+	}
+	var all []logFinding
+	for _, arg := range c.Args().Slice() {
+		src, err := openSource(c.Context, arg, sourceOptions{})
+		if err != nil {
+			return err
+		}
+		fs := replay.Validate(src, replay.ValidateOptions{})
+		src.Close()
+		for _, f := range fs {
+			if f.Key == arg {
+				f.Key = "" // a JSONL file has no objects
+			}
+			all = append(all, logFinding{Log: arg, Finding: f})
+		}
+	}
+	if err := printFindings(c, all); err != nil {
+		return err
+	}
+	errs, warns := countFindings(all)
+	if errs > 0 || (c.Bool("strict") && warns > 0) {
+		return findings("validate: %d error%s, %d warning%s", errs, plural(errs), warns, plural(warns))
+	}
+	return nil
+}
+
+func countFindings(fs []logFinding) (errs, warns int) {
+	for _, f := range fs {
+		if f.Severity == "error" {
+			errs++
+		} else {
+			warns++
+		}
+	}
+	return errs, warns
+}
+
+func printFindings(c *cli.Context, fs []logFinding) error {
+	w := c.App.Writer
+	switch c.String("format") {
+	case "json":
+		if fs == nil {
+			fs = []logFinding{}
+		}
+		return writeJSON(w, fs)
+	case "github":
+		for _, f := range fs {
+			printAnnotation(w, f)
+		}
+		return nil
+	}
+	if len(fs) == 0 {
+		fmt.Fprintf(w, "%d log%s: no findings\n", c.NArg(), plural(c.NArg()))
+		return nil
+	}
+	t := newTable(w, "log", "severity", "seq", "key", "rule", "message")
+	for _, f := range fs {
+		seq := ""
+		if f.Seq > 0 {
+			seq = strconv.FormatInt(f.Seq, 10)
+		}
+		if err := t.Append(f.Log, f.Severity, seq, f.Key, f.Rule, f.Message); err != nil {
+			return fmt.Errorf("validate: table: %w", err)
+		}
+	}
+	if err := t.Render(); err != nil {
+		return fmt.Errorf("validate: table: %w", err)
+	}
+	return nil
+}
+
+// printAnnotation writes f as a GitHub Actions workflow command. The file
+// is the JSONL file, or the object inside a local log directory; for a
+// bucket URL it is the URL, and the message names the object.
+func printAnnotation(w io.Writer, f logFinding) {
+	level := "warning"
+	if f.Severity == "error" {
+		level = "error"
+	}
+	file, msg := f.Log, f.Message
+	if f.Seq > 0 {
+		msg = fmt.Sprintf("seq %d: %s", f.Seq, msg)
+	}
+	if f.Key != "" {
+		if strings.Contains(f.Log, "://") {
+			msg += " (object " + f.Key + ")"
+		} else {
+			file = filepath.Join(f.Log, filepath.FromSlash(f.Key))
+		}
+	}
+	fmt.Fprintf(w, "::%s file=%s,title=%s::%s\n", level, escapeProperty(file), escapeProperty(f.Rule), escapeData(msg))
+}
+
+// escapeData escapes the message of a workflow command.
+func escapeData(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+}
+
+// escapeProperty escapes a property value of a workflow command.
+func escapeProperty(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+}

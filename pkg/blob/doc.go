@@ -1,0 +1,67 @@
+// Package blob stores jobevent logs on any gocloud bucket: file://, mem://,
+// s3://, gs:// and azblob:// (or a bare local path, which means file://).
+//
+// # Layout
+//
+// A log is a bucket URL plus a prefix, e.g.
+// file:///var/lib/jobevent?prefix=jobs/wordcount/. Under the prefix
+// (the names are part of the format):
+//
+//	job.yaml                               the job spec, written once (WriteSpec)
+//	epochs/00000001                        epoch 1's claim: {"epoch":1,"master":"127.0.0.1:7070","start_seq":1}
+//	epochs/00000001.heartbeat              rewritten by epoch 1's master every few seconds
+//	epochs/00000002                        epoch 2's claim, e.g. start_seq 1025: fences epoch 1
+//	events/00000001-0000000000000001-0000000000000400.parquet   epoch 1, seq 1 to 1024
+//	events/00000001-0000000000000401-0000000000000413.parquet   epoch 1, seq 1025 to 1043 (fenced rows)
+//	events/00000002-0000000000000401-0000000000000800.parquet   epoch 2, seq 1025 to 2048
+//
+// Segment names are events/<epoch %08x>-<first seq %016x>-<last seq
+// %016x>.parquet (FormatSegmentName, ParseSegmentName): fixed-width
+// lowercase hex, so that name order is log order. Each segment is one
+// flush of a Writer, encoded whole by format.EncodeSegment and written with
+// one conditional (IfNotExist) upload: segments are immutable, and a
+// compacted segment covering several others has a name of its own.
+//
+// # Epochs and fencing
+//
+// The master of epoch e claims epochs/<e> with IfNotExist (ClaimEpoch). The
+// claim is race-free on every backend: object stores check the condition
+// atomically (S3 If-None-Match, GCS ifGenerationMatch=0, Azure If-None-Match,
+// memblob under a lock); fileblob's IfNotExist checks and then renames, so on
+// file:// create-once objects are instead written to a temporary file in the
+// same directory, synced, and hard-linked to their name, which fails
+// atomically when the name exists. A Writer checks before each upload that
+// no newer epoch exists and stops with ErrFenced if one does. Staleness of a
+// master is judged from the modification times the bucket reports
+// (HeartbeatAge), never by comparing clocks of two machines.
+//
+// # Reading
+//
+// A Reader applies these rules, in this order:
+//
+//   - segments are read in name order; objects under events/ whose names
+//     are not segment names are skipped with a NoticeUnknownObject;
+//   - a segment that another segment of the same epoch covers is skipped
+//     with a NoticeCovered; segments that overlap without covering are
+//     corruption;
+//   - rows of epoch e with seq >= start_seq of the next epoch (its epoch
+//     object's, or the first seq of its segments when the object is missing)
+//     were written by a fenced master: they are filtered row by row, with a
+//     NoticeFenced (whole segments past the fence are not even read);
+//   - the newest segment of an epoch that has no valid footer is torn: a
+//     NoticeTornTail, and that epoch's events end before it;
+//   - anything else that does not decode (a bad footer elsewhere, a
+//     checksum mismatch), a segment whose rows disagree with its name, and a
+//     seq gap or repeat among the events kept are a *CorruptError naming the
+//     object; a segment of an unknown schema major version is an error
+//     wrapping *format.VersionError.
+//
+// Segments are read whole, one at a time (the writer bounds their size), so
+// a reader's memory does not depend on the length of the log.
+//
+// # Errors
+//
+// Backend errors are translated once, where the package calls the bucket:
+// a missing object is ErrNotFound, a failed conditional write ErrExists or
+// ErrEpochTaken. Every request is bounded by a timeout.
+package blob

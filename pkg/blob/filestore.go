@@ -1,0 +1,125 @@
+package blob
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
+)
+
+// fileStore is the objectStore of file:// logs. Reads, listings and
+// overwrites go through fileblob; create-once writes do not, because
+// fileblob's IfNotExist is check-then-rename and two writers can both
+// "win". create instead writes a temporary file next to the target, syncs
+// it, and hard-links it to the final name: link(2) fails atomically when the
+// name exists, so exactly one of any number of racing writers (goroutines or
+// processes) succeeds, and a reader never sees a partial object. The
+// directory is synced too, so a create that returned nil survives a machine
+// crash (fileblob does not sync).
+type fileStore struct {
+	*bucketStore
+	root string // the bucket directory joined with the prefix
+}
+
+func (s *fileStore) path(key string) string {
+	return filepath.Join(s.root, filepath.FromSlash(key))
+}
+
+func (s *fileStore) create(ctx context.Context, key string, data []byte, contentType string) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("write %s: %w", key, err)
+	}
+	final := s.path(key)
+	dir := filepath.Dir(final)
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		return fmt.Errorf("write %s: %w", key, err)
+	}
+	tmp, err := writeTemp(final, data)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", key, err)
+	}
+	defer os.Remove(tmp)
+	err = os.Link(tmp, final)
+	switch {
+	case errors.Is(err, fs.ErrExist):
+		return fmt.Errorf("write %s: %w", key, errExists)
+	case isNoHardLinks(err):
+		err = createExclusive(final, data)
+		if errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("write %s: %w", key, errExists)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("write %s: %w", key, err)
+	}
+	if err := syncDir(dir); err != nil {
+		return fmt.Errorf("write %s: sync directory: %w", key, err)
+	}
+	return nil
+}
+
+// writeTemp writes data to a new file <final>.<random>.tmp and syncs it.
+func writeTemp(final string, data []byte) (string, error) {
+	var rnd [8]byte
+	if _, err := rand.Read(rnd[:]); err != nil {
+		return "", err
+	}
+	name := final + "." + hex.EncodeToString(rnd[:]) + tmpExt
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+	if err != nil {
+		return "", err
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(name)
+		return "", err
+	}
+	return name, nil
+}
+
+// createExclusive is the fallback for filesystems without hard links: the
+// name is taken atomically with O_EXCL, but a concurrent reader may see the
+// object before its bytes are complete.
+func createExclusive(final string, data []byte) error {
+	f, err := os.OpenFile(final, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// isNoHardLinks reports whether err says the filesystem cannot link.
+func isNoHardLinks(err error) bool {
+	return errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.ENOTSUP) ||
+		errors.Is(err, syscall.EOPNOTSUPP) || errors.Is(err, syscall.EXDEV)
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) {
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,364 @@
+package blob
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/jobevent/jobevent/pkg/format"
+)
+
+// DefaultPollInterval is how often a following Reader looks for new
+// segments when ReaderOptions.PollInterval is 0.
+const DefaultPollInterval = time.Second
+
+// readBatch is how many events a Reader decodes at a time.
+const readBatch = 256
+
+// maxVanished bounds how many times in a row a Reader re-lists the log
+// because a segment disappeared between listing and reading (compaction
+// deleting covered parts).
+const maxVanished = 5
+
+// ReaderOptions configures a Reader.
+type ReaderOptions struct {
+	// Since is the first seq wanted; 0 or 1 means from the start. Whole
+	// segments before it are skipped by name.
+	Since int64
+	// Until is the last seq wanted; 0 means no limit.
+	Until int64
+	// Follow keeps the reader waiting for new segments (and new epochs)
+	// after the last one, until its context is done; Next then returns
+	// io.EOF.
+	Follow bool
+	// PollInterval is how often a following reader lists the log; 0 means
+	// DefaultPollInterval.
+	PollInterval time.Duration
+}
+
+// Reader streams the events of a log in seq order, applying the reader
+// rules of the layout (doc.go): covered segments are skipped, rows of fenced
+// masters filtered, a torn newest segment of an epoch ends that epoch with
+// a notice, and anything else undecodable, or a gap among the events kept,
+// is a *CorruptError naming the object. It reads one segment at a time, so
+// its memory does not grow with the log. A Reader is not safe for
+// concurrent use.
+type Reader struct {
+	log  *Log
+	ctx  context.Context
+	opts ReaderOptions
+
+	items       []planItem
+	pos         int
+	seg         *segmentCursor
+	skipThrough int64 // rows up to this seq are before the reader's position
+	buf         []format.Event
+
+	started   bool  // an event has been returned: the gap check applies
+	last      int64 // seq of the last event returned
+	lastEpoch int32
+	key       string // object of the last event returned
+	done      bool   // Until reached
+	vanished  int
+	err       error // sticky
+
+	notices []format.Notice
+	noticed map[string]bool
+	torn    map[int32]string // epoch → key of its torn newest segment
+}
+
+// segmentCursor streams the rows of one segment.
+type segmentCursor struct {
+	item   planItem
+	sr     *format.SegmentReader
+	n, i   int
+	row    int64 // rows taken from the segment so far
+	fenced int64 // rows dropped as fenced
+	eof    bool
+}
+
+// NewReader lists the log and returns a reader positioned before its first
+// event (or ReaderOptions.Since). A log with no segment and no job.yaml is a
+// *NoLogError (errors.Is(err, ErrNoLog)). Everything the reader returns and
+// waits for is bounded by ctx.
+func (l *Log) NewReader(ctx context.Context, opts ReaderOptions) (*Reader, error) {
+	if opts.PollInterval <= 0 {
+		opts.PollInterval = DefaultPollInterval
+	}
+	r := &Reader{
+		log:         l,
+		ctx:         ctx,
+		opts:        opts,
+		skipThrough: max(opts.Since-1, 0),
+		buf:         make([]format.Event, readBatch),
+		noticed:     make(map[string]bool),
+		torn:        make(map[int32]string),
+	}
+	nsegs, err := r.replan()
+	if err != nil {
+		return nil, err
+	}
+	if nsegs == 0 {
+		exists, err := l.Exists(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if !exists {
+			return nil, &NoLogError{URL: l.URL()}
+		}
+	}
+	return r, nil
+}
+
+// Next returns the next event, or io.EOF after the last one (for a
+// following reader: once its context is done). Errors are sticky.
+func (r *Reader) Next() (format.Event, error) {
+	for {
+		if r.err != nil {
+			return format.Event{}, r.err
+		}
+		if r.done {
+			return format.Event{}, io.EOF
+		}
+		if r.seg != nil {
+			e, ok, err := r.nextRow()
+			if err != nil {
+				r.err = err
+				continue
+			}
+			if ok {
+				return e, nil
+			}
+			r.finishSegment()
+			continue
+		}
+		if r.pos < len(r.items) {
+			item := r.items[r.pos]
+			r.pos++
+			r.openSegment(item)
+			continue
+		}
+		if !r.opts.Follow {
+			return format.Event{}, io.EOF
+		}
+		if !r.wait() {
+			return format.Event{}, io.EOF
+		}
+		r.skipThrough = max(r.skipThrough, r.last)
+		if _, err := r.replan(); err != nil {
+			r.err = err
+		}
+	}
+}
+
+// Key returns the object key of the event Next returned last.
+func (r *Reader) Key() string { return r.key }
+
+// Notices returns the notices gathered since the previous call: torn tail
+// segments, fenced rows, covered segments and unknown objects passed over.
+func (r *Reader) Notices() []format.Notice {
+	n := r.notices
+	r.notices = nil
+	return n
+}
+
+// Close releases the reader. It does not close the Log.
+func (r *Reader) Close() error {
+	r.seg = nil
+	r.items = nil
+	if r.err == nil {
+		r.err = errors.New("jobevent/blob: reader closed")
+	}
+	return nil
+}
+
+// wait sleeps for PollInterval; false when ctx is done first.
+func (r *Reader) wait() bool {
+	t := time.NewTimer(r.opts.PollInterval)
+	defer t.Stop()
+	select {
+	case <-r.ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+// replan lists the log and plans the segments after the reader's position.
+// It returns how many segments the listing found.
+func (r *Reader) replan() (int, error) {
+	segs, unknown, err := r.log.listSegments(r.ctx)
+	if err != nil {
+		return 0, err
+	}
+	epochs, err := r.log.Epochs(r.ctx)
+	if IsCorrupt(err) {
+		// Returned by the next call of Next.
+		r.items, r.pos = []planItem{{err: err}}, 0
+		return len(segs), nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("list %s of %s: %w", EpochsDir, r.log.URL(), err)
+	}
+	byEpoch := make(map[int32]EpochInfo, len(epochs))
+	for _, e := range epochs {
+		byEpoch[e.Epoch] = e
+	}
+	plan := buildPlan(segs, unknown, byEpoch)
+	for _, n := range plan.notices {
+		r.notice(n)
+	}
+	if f, ok := plan.fences[r.lastEpoch]; ok && r.started && f <= r.last {
+		// Following: a newer epoch was claimed after this reader returned
+		// rows that it now fences. They cannot be taken back; say so and
+		// continue from the new epoch.
+		r.notice(format.Notice{Kind: format.NoticeFenced, Key: r.key, Epoch: r.lastEpoch, Seq: f, Count: r.last - f + 1,
+			Message: fmt.Sprintf("%d rows of epoch %d already returned were fenced later by a newer epoch starting at seq %d", r.last-f+1, r.lastEpoch, f)})
+		r.last, r.skipThrough = f-1, f-1
+	}
+	r.items, r.pos = r.selectItems(plan.items), 0
+	return len(segs), nil
+}
+
+// selectItems keeps the planned segments after the reader's position.
+func (r *Reader) selectItems(items []planItem) []planItem {
+	var sel []planItem
+	for _, it := range items {
+		if tornKey, ok := r.torn[it.Epoch]; ok {
+			if it.Key == tornKey {
+				continue
+			}
+			if it.Key > tornKey && it.err == nil {
+				it.err = &CorruptError{Key: tornKey, Err: fmt.Errorf("%w; not the newest segment of epoch %d", format.ErrNoFooter, it.Epoch)}
+			}
+		}
+		if it.err == nil && it.end() <= r.skipThrough {
+			continue
+		}
+		if r.opts.Until > 0 && it.First > r.opts.Until {
+			break
+		}
+		sel = append(sel, it)
+	}
+	return sel
+}
+
+func (r *Reader) notice(n format.Notice) {
+	id := string(n.Kind) + "\x00" + n.Key
+	if n.Key != "" && r.noticed[id] {
+		return
+	}
+	r.noticed[id] = true
+	r.notices = append(r.notices, n)
+}
+
+// openSegment reads the segment of item whole and starts streaming it.
+func (r *Reader) openSegment(item planItem) {
+	if item.err != nil {
+		if IsCorrupt(item.err) {
+			r.err = item.err
+		} else {
+			r.err = &CorruptError{Key: item.Key, Err: item.err}
+		}
+		return
+	}
+	data, err := r.log.store.get(r.ctx, item.Key)
+	if errors.Is(err, ErrNotFound) && r.vanished < maxVanished {
+		// Compaction deleted it after writing the segment that covers it.
+		r.vanished++
+		r.skipThrough = max(r.skipThrough, r.last)
+		if _, err := r.replan(); err != nil {
+			r.err = err
+		}
+		return
+	}
+	if err != nil {
+		r.err = fmt.Errorf("read %s: %w", r.log.URL(), err)
+		return
+	}
+	r.vanished = 0
+	sr, err := format.OpenSegment(data)
+	if err != nil {
+		if errors.Is(err, format.ErrNoFooter) && item.newest {
+			r.torn[item.Epoch] = item.Key
+			r.notice(format.Notice{Kind: format.NoticeTornTail, Key: item.Key, Epoch: item.Epoch, Seq: item.First, Count: item.Rows(),
+				Message: fmt.Sprintf("torn segment (no valid footer): the events of epoch %d end before seq %d", item.Epoch, item.First)})
+			return
+		}
+		r.err = segmentError(item.Key, err)
+		return
+	}
+	if int64(sr.Len()) != item.Rows() {
+		r.err = &CorruptError{Key: item.Key, Err: fmt.Errorf("the name says %d rows, the segment holds %d", item.Rows(), sr.Len())}
+		return
+	}
+	r.seg = &segmentCursor{item: item, sr: sr}
+}
+
+// nextRow returns the next event of the current segment that the reader
+// keeps; ok is false at the segment's end.
+func (r *Reader) nextRow() (e format.Event, ok bool, err error) {
+	c := r.seg
+	for {
+		if c.i >= c.n {
+			if c.eof {
+				return e, false, nil
+			}
+			n, err := c.sr.Read(r.buf)
+			c.n, c.i = n, 0
+			if err == io.EOF || (err == nil && n == 0) {
+				c.eof = true
+			} else if err != nil {
+				return e, false, segmentError(c.item.Key, err)
+			}
+			continue
+		}
+		e = r.buf[c.i]
+		r.buf[c.i] = format.Event{}
+		c.i++
+		want := c.item.First + c.row
+		c.row++
+		if e.Seq != want || e.Epoch != c.item.Epoch {
+			return e, false, &CorruptError{Key: c.item.Key, Err: fmt.Errorf("row %d holds epoch %d seq %d, the name says epoch %d seq %d",
+				c.row-1, e.Epoch, e.Seq, c.item.Epoch, want)}
+		}
+		if c.item.fence > 0 && e.Seq >= c.item.fence {
+			c.fenced++
+			continue
+		}
+		if e.Seq <= r.skipThrough {
+			continue
+		}
+		if r.opts.Until > 0 && e.Seq > r.opts.Until {
+			r.done = true
+			return e, false, nil
+		}
+		if r.started && e.Seq != r.last+1 {
+			return e, false, &CorruptError{Key: c.item.Key, Err: gapError(r.last, e.Seq)}
+		}
+		r.started, r.last, r.lastEpoch, r.key = true, e.Seq, e.Epoch, c.item.Key
+		if r.opts.Until > 0 && e.Seq == r.opts.Until {
+			r.done = true
+		}
+		return e, true, nil
+	}
+}
+
+func gapError(last, got int64) error {
+	if got > last+1 {
+		return fmt.Errorf("%w: seq %d to %d missing before seq %d", ErrSeqGap, last+1, got-1, got)
+	}
+	return fmt.Errorf("%w: seq %d follows seq %d (duplicate or out of order)", ErrSeqGap, got, last)
+}
+
+// finishSegment ends the current segment, noticing the rows it fenced.
+func (r *Reader) finishSegment() {
+	c := r.seg
+	r.seg = nil
+	if c.fenced > 0 {
+		r.notice(format.Notice{Kind: format.NoticeFenced, Key: c.item.Key, Epoch: c.item.Epoch, Seq: c.item.fence, Count: c.fenced,
+			Message: fmt.Sprintf("%d rows of fenced epoch %d (a newer epoch starts at seq %d); filtered", c.fenced, c.item.Epoch, c.item.fence)})
+	}
+}

@@ -1,0 +1,259 @@
+package blob
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/jobevent/jobevent/pkg/format"
+)
+
+// SegmentInfo describes one segment object.
+type SegmentInfo struct {
+	Key     string // e.g. events/00000001-0000000000000001-0000000000000400.parquet
+	Epoch   int32
+	First   int64 // first seq, from the name
+	Last    int64 // last seq, from the name
+	Size    int64 // bytes
+	ModTime time.Time
+}
+
+// Rows returns the number of events the name says the segment holds.
+func (s SegmentInfo) Rows() int64 { return s.Last - s.First + 1 }
+
+// Segments lists the log's segments in name order, which is log order,
+// paging through any number of them. Objects under events/ whose names are
+// not segment names are left out (NewReader reports them as notices).
+func (l *Log) Segments(ctx context.Context) ([]SegmentInfo, error) {
+	segs, _, err := l.listSegments(ctx)
+	return segs, err
+}
+
+// listSegments lists events/ and returns the segments in name order and the
+// keys of the other objects there. Temporary files of writes in progress
+// are skipped silently.
+func (l *Log) listSegments(ctx context.Context) (segs []SegmentInfo, unknown []string, err error) {
+	err = l.store.list(ctx, EventsDir, func(o objectInfo) error {
+		epoch, first, last, ok := ParseSegmentName(o.Key)
+		switch {
+		case ok:
+			segs = append(segs, SegmentInfo{Key: o.Key, Epoch: epoch, First: first, Last: last, Size: o.Size, ModTime: o.ModTime})
+		case strings.HasSuffix(o.Key, tmpExt):
+		default:
+			unknown = append(unknown, o.Key)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("list %s of %s: %w", EventsDir, l.URL(), err)
+	}
+	sort.Slice(segs, func(i, j int) bool { return segs[i].Key < segs[j].Key })
+	return segs, unknown, nil
+}
+
+// Delete removes one object of the log, e.g. a segment that a compacted one
+// covers. A missing object returns an error wrapping ErrNotFound.
+func (l *Log) Delete(ctx context.Context, key string) error {
+	return l.store.delete(ctx, key)
+}
+
+// OpenSegment reads the segment object key whole and opens it. A segment
+// that does not decode is a *CorruptError (format.ErrNoFooter, checksum
+// mismatch, ...); an unknown schema version an error wrapping a
+// *format.VersionError.
+func (l *Log) OpenSegment(ctx context.Context, key string) (*format.SegmentReader, error) {
+	data, err := l.store.get(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	sr, err := format.OpenSegment(data)
+	if err != nil {
+		return nil, segmentError(key, err)
+	}
+	return sr, nil
+}
+
+// segmentError classifies an error of format.OpenSegment or Read.
+func segmentError(key string, err error) error {
+	if errors.Is(err, format.ErrUnknownVersion) {
+		return fmt.Errorf("%s: %w", key, err)
+	}
+	return &CorruptError{Key: key, Err: err}
+}
+
+// planItem is one segment the reader will read, with what it knows from the
+// names alone.
+type planItem struct {
+	SegmentInfo
+	fence  int64 // rows with seq >= fence were written by a fenced master; 0: none
+	newest bool  // the newest segment of its epoch: may be torn
+	err    error // a corruption known from the names
+}
+
+// end returns the last seq the item can contribute.
+func (p *planItem) end() int64 {
+	if p.fence > 0 && p.fence <= p.Last {
+		return p.fence - 1
+	}
+	return p.Last
+}
+
+// logPlan is what a reader makes of a listing: the segments to read in
+// order, and the notices of those it passes over.
+type logPlan struct {
+	items   []planItem
+	notices []format.Notice
+	fences  map[int32]int64 // epoch → first fenced seq
+}
+
+// buildPlan applies the reader rules that need names only: covered segments
+// are skipped, segments wholly past their epoch's fence are skipped, and
+// the fence and the newest segment of each epoch are marked. segs must be
+// in name order; epochs gives start_seq per claimed epoch.
+func buildPlan(segs []SegmentInfo, unknown []string, epochs map[int32]EpochInfo) *logPlan {
+	p := &logPlan{fences: make(map[int32]int64)}
+	for _, key := range unknown {
+		p.notices = append(p.notices, format.Notice{Kind: format.NoticeUnknownObject, Key: key,
+			Message: "not a segment name; skipped"})
+	}
+	byEpoch := groupByEpoch(segs)
+	order := epochOrder(byEpoch, epochs)
+	for i, e := range order {
+		var fence int64
+		if i+1 < len(order) {
+			next := order[i+1]
+			if info, ok := epochs[next]; ok {
+				fence = info.StartSeq
+			} else if s := byEpoch[next]; len(s) > 0 {
+				fence = s[0].First // name order sorts an epoch's segments by first seq
+			}
+		}
+		if fence > 0 {
+			p.fences[e] = fence
+		}
+		p.addEpoch(e, byEpoch[e], fence)
+	}
+	return p
+}
+
+func groupByEpoch(segs []SegmentInfo) map[int32][]SegmentInfo {
+	m := make(map[int32][]SegmentInfo)
+	for _, s := range segs {
+		m[s.Epoch] = append(m[s.Epoch], s)
+	}
+	return m
+}
+
+// epochOrder returns every epoch known from segments or epoch objects, in
+// ascending order.
+func epochOrder(byEpoch map[int32][]SegmentInfo, epochs map[int32]EpochInfo) []int32 {
+	var order []int32
+	for e := range byEpoch {
+		order = append(order, e)
+	}
+	for e := range epochs {
+		if _, ok := byEpoch[e]; !ok {
+			order = append(order, e)
+		}
+	}
+	sort.Slice(order, func(i, j int) bool { return order[i] < order[j] })
+	return order
+}
+
+// addEpoch plans the segments of one epoch, in name order.
+func (p *logPlan) addEpoch(epoch int32, segs []SegmentInfo, fence int64) {
+	kept := p.uncovered(segs)
+	for i, s := range kept {
+		item := planItem{SegmentInfo: s.SegmentInfo, newest: i == len(kept)-1, err: s.err}
+		if fence > 0 && s.First >= fence {
+			p.notices = append(p.notices, format.Notice{Kind: format.NoticeFenced, Key: s.Key, Epoch: epoch,
+				Seq: s.First, Count: s.Rows(),
+				Message: fmt.Sprintf("%d rows of fenced epoch %d (a newer epoch starts at seq %d); skipped", s.Rows(), epoch, fence)})
+			continue
+		}
+		if fence > 0 && s.Last >= fence {
+			item.fence = fence
+		}
+		p.items = append(p.items, item)
+	}
+}
+
+type coveredSeg struct {
+	SegmentInfo
+	err error
+}
+
+// uncovered drops the segments that another segment of the epoch covers,
+// with a notice each. Segments that overlap without one covering the other
+// are corruption. segs are in name order (first, then last ascending).
+func (p *logPlan) uncovered(segs []SegmentInfo) []coveredSeg {
+	sorted := append([]SegmentInfo(nil), segs...)
+	sort.SliceStable(sorted, func(i, j int) bool {
+		if sorted[i].First != sorted[j].First {
+			return sorted[i].First < sorted[j].First
+		}
+		return sorted[i].Last > sorted[j].Last // the widest first: it covers the rest
+	})
+	var kept []coveredSeg
+	for _, s := range sorted {
+		if n := len(kept); n > 0 {
+			cur := kept[n-1]
+			if s.Last <= cur.Last {
+				p.notices = append(p.notices, format.Notice{Kind: format.NoticeCovered, Key: s.Key, Epoch: s.Epoch,
+					Seq: s.First, Count: s.Rows(), Message: "covered by " + cur.Key + "; skipped"})
+				continue
+			}
+			if s.First <= cur.Last {
+				kept = append(kept, coveredSeg{s, fmt.Errorf("overlaps %s without covering it", cur.Key)})
+				continue
+			}
+		}
+		kept = append(kept, coveredSeg{SegmentInfo: s})
+	}
+	return kept
+}
+
+// maxLogDepth bounds how deep Logs looks below the log's prefix.
+const maxLogDepth = 8
+
+// Logs returns the URLs of the logs at or below l's prefix, in name order:
+// every prefix holding a job.yaml or an events/ directory. It does not look
+// inside a log for further logs. Bucket-wide tools (`jobevent ls`) use it.
+func (l *Log) Logs(ctx context.Context) ([]string, error) {
+	var logs []string
+	level := []string{""}
+	for depth := 0; depth <= maxLogDepth && len(level) > 0; depth++ {
+		var next []string
+		for _, p := range level {
+			files, dirs, err := l.store.listLevel(ctx, p)
+			if err != nil {
+				return nil, fmt.Errorf("list logs under %s: %w", l.URL(), err)
+			}
+			if isLogLevel(p, files, dirs) {
+				logs = append(logs, l.loc.withPrefix(l.loc.prefix+p).String())
+				continue
+			}
+			next = append(next, dirs...)
+		}
+		level = next
+	}
+	sort.Strings(logs)
+	return logs, nil
+}
+
+func isLogLevel(p string, files, dirs []string) bool {
+	for _, f := range files {
+		if f == p+SpecKey {
+			return true
+		}
+	}
+	for _, d := range dirs {
+		if d == p+EventsDir {
+			return true
+		}
+	}
+	return false
+}

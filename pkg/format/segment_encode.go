@@ -1,0 +1,350 @@
+package format
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"sync"
+	"unsafe"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress/zstd"
+)
+
+// The encoder writes a batch of events column by column through the
+// writer's column writers, building each column's values (with their
+// repetition and definition levels) directly from the events: no
+// reflection and no intermediate rows.
+
+// writerOptions configure the segment writer: the event schema, zstd, and
+// page bounds (the column index) only for the columns that readers filter
+// on: seq, time, epoch, kind, vertex.
+var writerOptions = func() []parquet.WriterOption {
+	opts := []parquet.WriterOption{
+		eventSchema,
+		parquet.Compression(&zstd.Codec{Level: zstd.SpeedFastest}),
+	}
+	for _, path := range eventSchema.Columns() {
+		switch strings.Join(path, ".") {
+		case "seq", "time", "epoch":
+		default:
+			opts = append(opts, parquet.SkipPageBounds(path...))
+		}
+	}
+	return opts
+}()
+
+// rowGroupRows bounds the rows of one row group, so that a large compacted
+// segment is split for readers that parallelize by row group.
+const rowGroupRows = 128 * 1024
+
+type segmentEncoder struct {
+	w         *parquet.Writer
+	groupRows int             // rows per row group; a multiple of segmentBatch
+	vals      []parquet.Value // one column of one batch
+	cols      [numColumns][]parquet.Value
+	sets      []fieldSet // per event of the batch
+	nano      []int64    // per event of the batch: time in nanoseconds
+	keys      []string   // scratch for sorted coordinator keys
+}
+
+// encoders keeps segment encoders, with their column buffers, for reuse:
+// a fresh parquet.Writer per segment allocates its buffers anew.
+var encoders = sync.Pool{New: func() any { return newSegmentEncoder(SchemaVersion) }}
+
+func newSegmentEncoder(version string, extra ...parquet.WriterOption) *segmentEncoder {
+	opts := append(writerOptions[:len(writerOptions):len(writerOptions)],
+		parquet.KeyValueMetadata(SchemaVersionKey, version),
+		parquet.KeyValueMetadata(ChecksumKey, checksumPlaceholder),
+	)
+	opts = append(opts, extra...)
+	return &segmentEncoder{w: parquet.NewWriter(io.Discard, opts...), groupRows: rowGroupRows}
+}
+
+// encodeSegment writes events as a segment whose footer holds version and
+// the checksum placeholder; extra writer options are for tests.
+func encodeSegment(buf *bytes.Buffer, events []Event, version string, extra ...parquet.WriterOption) error {
+	return encodeSegmentGroups(buf, events, version, rowGroupRows, extra...)
+}
+
+func encodeSegmentGroups(buf *bytes.Buffer, events []Event, version string, groupRows int, extra ...parquet.WriterOption) error {
+	var enc *segmentEncoder
+	if version == SchemaVersion && len(extra) == 0 && groupRows == rowGroupRows {
+		enc = encoders.Get().(*segmentEncoder)
+		defer encoders.Put(enc)
+	} else {
+		enc = newSegmentEncoder(version, extra...)
+		enc.groupRows = groupRows
+	}
+	enc.w.Reset(buf)
+	for start := 0; start < len(events); start += segmentBatch {
+		batch := events[start:min(start+segmentBatch, len(events))]
+		if err := enc.writeBatch(batch); err != nil {
+			enc.w.Reset(io.Discard)
+			return fmt.Errorf("format: encode segment: %w", err)
+		}
+		if end := start + len(batch); end%enc.groupRows == 0 && end < len(events) {
+			if err := enc.w.Flush(); err != nil {
+				enc.w.Reset(io.Discard)
+				return fmt.Errorf("format: encode segment: %w", err)
+			}
+		}
+	}
+	err := enc.w.Close()
+	enc.w.Reset(io.Discard)
+	if err != nil {
+		return fmt.Errorf("format: encode segment: %w", err)
+	}
+	return nil
+}
+
+func (enc *segmentEncoder) writeBatch(events []Event) error {
+	enc.sets, enc.nano = enc.sets[:0], enc.nano[:0]
+	for i := range events {
+		e := &events[i]
+		set, ok := e.Kind.fieldSet()
+		if !ok {
+			return fmt.Errorf("seq %d: unknown kind %q", e.Seq, e.Kind)
+		}
+		ns, err := timeNanos(e.Time)
+		if err != nil {
+			return fmt.Errorf("seq %d: %w", e.Seq, err)
+		}
+		enc.sets, enc.nano = append(enc.sets, set), append(enc.nano, ns)
+	}
+	writers := enc.w.ColumnWriters()
+	if rowMajor {
+		enc.rowBatch(events)
+		for col := range numColumns {
+			if _, err := writers[col].WriteRowValues(enc.cols[col]); err != nil {
+				return fmt.Errorf("column %s: %w", columnPaths[col], err)
+			}
+		}
+		return nil
+	}
+	for col := range numColumns {
+		enc.vals = enc.column(enc.vals[:0], col, events)
+		if _, err := writers[col].WriteRowValues(enc.vals); err != nil {
+			return fmt.Errorf("column %s: %w", columnPaths[col], err)
+		}
+	}
+	return nil
+}
+
+// stringBytes views s as bytes without copying; parquet-go copies values it
+// keeps and never writes to them.
+func stringBytes(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
+
+func strValue(s string) parquet.Value { return parquet.ByteArrayValue(stringBytes(s)) }
+
+// columnFields maps each flat column to its field; the common columns map
+// to noField.
+var columnFields = [numColumns]field{
+	colSeq: noField, colTime: noField, colEpoch: noField, colKind: noField, colJob: noField,
+	colMaster: fieldMaster, colRecovering: fieldRecovering, colVertex: fieldVertex,
+	colSubtask: fieldSubtask, colParallelism: fieldParallelism, colAttempt: fieldAttempt,
+	colWorker: fieldWorker, colRecordsIn: fieldRecordsIn, colRecordsOut: fieldRecordsOut,
+	colBytesIn: fieldBytesIn, colBytesOut: fieldBytesOut, colError: fieldError,
+	colReason: fieldReason, colStatus: fieldStatus,
+	colVertexID: fieldGraph, colVertexOperator: fieldGraph, colVertexParallelism: fieldGraph,
+	colVertexMaxParallelism: fieldGraph, colVertexCoordinator: fieldGraph,
+	colEdgeFrom: fieldGraph, colEdgeTo: fieldGraph, colEdgePattern: fieldGraph,
+	colPartitionConsumer: fieldPartitions, colPartitionBytes: fieldPartitions, colPartitionRecords: fieldPartitions,
+	colSubtasksVertex: fieldSubtasks, colSubtasksSubtask: fieldSubtasks,
+	colCoordinatorsVertex: fieldCoordinators, colCoordinatorsState: fieldCoordinators,
+}
+
+const noField = numFields
+
+// flatValue returns the value of flat column col for e.
+func flatValue(e *Event, col int) parquet.Value {
+	switch col {
+	case colSeq:
+		return parquet.Int64Value(e.Seq)
+	case colEpoch:
+		return parquet.Int32Value(e.Epoch)
+	case colKind:
+		return strValue(string(e.Kind))
+	case colJob:
+		return strValue(e.Job)
+	case colMaster:
+		return strValue(e.Master)
+	case colRecovering:
+		return parquet.BooleanValue(e.Recovering)
+	case colVertex:
+		return strValue(e.Vertex)
+	case colSubtask:
+		return parquet.Int32Value(e.Subtask)
+	case colParallelism:
+		return parquet.Int32Value(e.Parallelism)
+	case colAttempt:
+		return parquet.Int32Value(e.Attempt)
+	case colWorker:
+		return strValue(e.Worker)
+	case colRecordsIn:
+		return parquet.Int64Value(e.RecordsIn)
+	case colRecordsOut:
+		return parquet.Int64Value(e.RecordsOut)
+	case colBytesIn:
+		return parquet.Int64Value(e.BytesIn)
+	case colBytesOut:
+		return parquet.Int64Value(e.BytesOut)
+	case colError:
+		return strValue(e.Error)
+	case colReason:
+		return strValue(e.Reason)
+	case colStatus:
+		return strValue(e.Status)
+	}
+	panic(fmt.Sprintf("format: column %d is not flat", col))
+}
+
+// listCount returns the number of elements of the list that column col
+// belongs to, -1 for NULL.
+func listCount(e *Event, col int) int {
+	switch columnFields[col] {
+	case fieldGraph:
+		switch {
+		case e.Graph == nil:
+			return 0
+		case col <= colVertexCoordinator:
+			return len(e.Graph.Vertices)
+		default:
+			return len(e.Graph.Edges)
+		}
+	case fieldPartitions:
+		if e.Partitions == nil {
+			return -1
+		}
+		return len(e.Partitions)
+	case fieldSubtasks:
+		return len(e.Subtasks)
+	case fieldCoordinators:
+		return len(e.Coordinators)
+	}
+	panic(fmt.Sprintf("format: column %d is not a list", col))
+}
+
+// listValue returns element j of column col for e; keys are e's sorted
+// coordinator keys.
+func listValue(e *Event, col, j int, keys []string) parquet.Value {
+	switch col {
+	case colVertexID:
+		return strValue(e.Graph.Vertices[j].ID)
+	case colVertexOperator:
+		return strValue(e.Graph.Vertices[j].Operator)
+	case colVertexParallelism:
+		return parquet.Int32Value(e.Graph.Vertices[j].Parallelism)
+	case colVertexMaxParallelism:
+		return parquet.Int32Value(e.Graph.Vertices[j].MaxParallelism)
+	case colVertexCoordinator:
+		return strValue(coordinatorOrDefault(e.Graph.Vertices[j].Coordinator))
+	case colEdgeFrom:
+		return strValue(e.Graph.Edges[j].From)
+	case colEdgeTo:
+		return strValue(e.Graph.Edges[j].To)
+	case colEdgePattern:
+		return strValue(patternOrDefault(e.Graph.Edges[j].Pattern))
+	case colPartitionConsumer:
+		return strValue(e.Partitions[j].Consumer)
+	case colPartitionBytes:
+		return parquet.Int64Value(e.Partitions[j].Bytes)
+	case colPartitionRecords:
+		return parquet.Int64Value(e.Partitions[j].Records)
+	case colSubtasksVertex:
+		return strValue(e.Subtasks[j].Vertex)
+	case colSubtasksSubtask:
+		return parquet.Int32Value(e.Subtasks[j].Subtask)
+	case colCoordinatorsVertex:
+		return strValue(keys[j])
+	case colCoordinatorsState:
+		state := e.Coordinators[keys[j]]
+		if state == nil {
+			state = []byte{}
+		}
+		return parquet.ByteArrayValue(state)
+	}
+	panic(fmt.Sprintf("format: column %d is not a list", col))
+}
+
+// column appends the values of one column for a batch of events. Values
+// are built with repetition level 0 and definition level 0 (NULL); only
+// the levels that differ are set. Column writers do not read the values'
+// column index.
+func (enc *segmentEncoder) column(vs []parquet.Value, col int, events []Event) []parquet.Value {
+	f := columnFields[col]
+	switch {
+	case col == colTime:
+		for _, ns := range enc.nano {
+			vs = append(vs, parquet.Int64Value(ns))
+		}
+		return vs
+	case f == noField:
+		for i := range events {
+			vs = append(vs, flatValue(&events[i], col))
+		}
+		return vs
+	case col >= colVertexID && col <= colEdgePattern, f == fieldPartitions, f == fieldSubtasks, f == fieldCoordinators:
+		return enc.listColumn(vs, col, f, events)
+	}
+	for i := range events {
+		if !enc.sets[i].has(f) {
+			vs = append(vs, parquet.Value{})
+			continue
+		}
+		v := flatValue(&events[i], col)
+		v.SetDefinitionLevel(1)
+		vs = append(vs, v)
+	}
+	return vs
+}
+
+func (enc *segmentEncoder) listColumn(vs []parquet.Value, col int, f field, events []Event) []parquet.Value {
+	var empty parquet.Value
+	empty.SetDefinitionLevel(defEmpty)
+	for i := range events {
+		e := &events[i]
+		if !enc.sets[i].has(f) {
+			vs = append(vs, parquet.Value{})
+			continue
+		}
+		n := listCount(e, col)
+		switch {
+		case n < 0:
+			vs = append(vs, parquet.Value{})
+			continue
+		case n == 0:
+			vs = append(vs, empty)
+			continue
+		}
+		if f == fieldCoordinators {
+			enc.keys = sortedKeysInto(enc.keys[:0], e.Coordinators)
+		}
+		for j := range n {
+			v := listValue(e, col, j, enc.keys)
+			v.SetDefinitionLevel(defElement)
+			if j > 0 {
+				v.SetRepetitionLevel(1)
+			}
+			vs = append(vs, v)
+		}
+	}
+	return vs
+}
+
+func sortedKeysInto(keys []string, m map[string][]byte) []string {
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// Definition levels of a list column: 0 is a NULL list (or, for the graph
+// columns, a NULL graph), 1 an empty list, 2 an element.
+const (
+	defEmpty   = 1
+	defElement = 2
+)

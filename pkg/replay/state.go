@@ -1,0 +1,370 @@
+package replay
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/jobevent/jobevent/pkg/format"
+)
+
+// Errors of Apply, wrapped in an *ApplyError. An event Apply cannot apply
+// is skipped: the state is left as it was, except that the event counts
+// towards LastSeq.
+var (
+	// ErrNoGraph reports an event naming a vertex before job_submitted.
+	ErrNoGraph = errors.New("jobevent/replay: no job_submitted before this event")
+	// ErrResubmitted reports a second job_submitted.
+	ErrResubmitted = errors.New("jobevent/replay: job_submitted again")
+	// ErrUnknownVertex reports a vertex id that is not in the graph.
+	ErrUnknownVertex = errors.New("jobevent/replay: unknown vertex")
+	// ErrNotInitialized reports a subtask event of a vertex that has no
+	// vertex_initialized yet.
+	ErrNotInitialized = errors.New("jobevent/replay: vertex not initialized")
+	// ErrReinitialized reports a second vertex_initialized of a vertex:
+	// parallelism is never recomputed.
+	ErrReinitialized = errors.New("jobevent/replay: vertex initialized again")
+	// ErrBadParallelism reports a vertex_initialized parallelism below 1,
+	// above MaxParallelism, or past MaxSubtasks for the job.
+	ErrBadParallelism = errors.New("jobevent/replay: parallelism out of range")
+	// ErrSubtaskRange reports a subtask number outside [0, parallelism).
+	ErrSubtaskRange = errors.New("jobevent/replay: subtask out of range")
+	// ErrBadAttempt reports a negative attempt number.
+	ErrBadAttempt = errors.New("jobevent/replay: negative attempt")
+	// ErrUnknownKind reports an event kind that is not one of the nine.
+	ErrUnknownKind = errors.New("jobevent/replay: unknown event kind")
+)
+
+// ApplyError reports an event that Apply skipped, or (for subtasks_reset)
+// applied only in part.
+type ApplyError struct {
+	Seq  int64
+	Kind format.Kind
+	Err  error
+}
+
+// Error reads like `seq 7 subtask_started: vertex "x": jobevent/replay: unknown vertex`.
+func (e *ApplyError) Error() string {
+	return fmt.Sprintf("seq %d %s: %v", e.Seq, e.Kind, e.Err)
+}
+
+// Unwrap returns the underlying error.
+func (e *ApplyError) Unwrap() error { return e.Err }
+
+// maxSkipErrors is how many skip errors a State keeps.
+const maxSkipErrors = 16
+
+// Subtask status of the last attempt.
+const (
+	stNone     uint8 = iota // never started
+	stRunning               // last attempt started, not ended
+	stFinished              // last attempt finished
+	stFailed                // last attempt failed
+	stReset                 // reset since its last attempt ended
+)
+
+// State is the state of a job folded from its log: what a recovering
+// master knows (DESIGN.md §5 step 1) and what Diff compares. Its memory is
+// proportional to the job (vertices, subtasks, partitions of the finished
+// attempts, the last coordinator state of each vertex), never to the log.
+//
+// A State is built by Apply, one event at a time in log order, or by
+// Fold. It is not safe for concurrent use; Plan and the accessors only
+// read it, so they may be called between two Applys.
+type State struct {
+	job    string
+	graph  *format.Graph // as submitted (a deep copy); nil before job_submitted
+	topo   *topology
+	vs     []vertexState // by topology position
+	sub    []subtask     // dense: vs[v].base + subtask number
+	total  int64         // len(sub)
+	status string        // of job_finished; empty while the job runs
+	errMsg string        // of job_finished
+
+	workers   []string
+	workerIdx map[string]int32
+
+	lastSeq     int64
+	epoch       int32
+	master      string
+	events      int64
+	fenced      int64
+	snapshotSeq int64
+	finishSeq   int64 // seq of job_finished
+
+	skipped  int64
+	skipErrs []error
+}
+
+// vertexState is the folded state of one vertex.
+type vertexState struct {
+	parallelism int32 // 0 while not initialized
+	base        int32 // first dense subtask index
+	initSeq     int64
+	coord       []byte // coordinator state of the last snapshot naming it
+	coordSeq    int64  // seq of that snapshot
+	finished    int32  // subtasks in the finished map
+}
+
+// subtask is the folded state of one subtask.
+type subtask struct {
+	vertex      int32
+	lastAttempt int32 // highest attempt seen; -1: none
+	status      uint8
+
+	// The finished entry: finSeq > 0 while the subtask is in the finished
+	// map. parts is nil for "one partition per out-edge on worker"; it is
+	// replaced, never modified in place, so plans may share it.
+	finSeq     int64 // seq of the latest subtask_finished of the entry
+	pos        int64 // position in the finished map: seq of insertion
+	finAttempt int32
+	worker     int32 // index into State.workers
+	parts      []partRec
+	recIn      int64
+	recOut     int64
+	bytesIn    int64
+	bytesOut   int64
+}
+
+// partRec is one recorded partition of a finished attempt.
+type partRec struct {
+	consumer int32 // topology position of the consumer vertex
+	bytes    int64
+	records  int64
+}
+
+// NewState returns the state of an empty log.
+func NewState() *State {
+	return &State{topo: newTopology(nil), workerIdx: make(map[string]int32)}
+}
+
+// Apply folds one event into the state. Events of an epoch lower than the
+// highest epoch seen are writes of a fenced master: they are counted
+// (Fenced) and otherwise ignored, and Apply returns nil.
+//
+// Apply never panics. An event it cannot apply — a vertex that is not in
+// the graph, a subtask out of range or of a vertex not yet initialized, a
+// second job_submitted or vertex_initialized, a parallelism out of range,
+// an unknown kind — is skipped and Apply returns an *ApplyError; Fold goes
+// on past it, and Validate reports it as a finding. A subtasks_reset is
+// applied to the subtasks it names that exist.
+func (s *State) Apply(e *format.Event) error {
+	if e.Epoch < s.epoch {
+		s.fenced++
+		return nil
+	}
+	s.epoch = e.Epoch
+	s.lastSeq = e.Seq
+	s.events++
+	err := s.apply(e)
+	if err != nil {
+		s.skipped++
+		if len(s.skipErrs) < maxSkipErrors {
+			s.skipErrs = append(s.skipErrs, err)
+		}
+	}
+	return err
+}
+
+func (s *State) apply(e *format.Event) error {
+	switch e.Kind {
+	case format.KindJobSubmitted:
+		return s.applySubmitted(e)
+	case format.KindMasterStarted:
+		s.master = e.Master
+		if s.job == "" {
+			s.job = e.Job
+		}
+	case format.KindVertexInitialized:
+		return s.applyInitialized(e)
+	case format.KindSubtaskStarted, format.KindSubtaskFinished, format.KindSubtaskFailed:
+		return s.applyAttempt(e)
+	case format.KindSubtasksReset:
+		return s.applyReset(e)
+	case format.KindSnapshot:
+		s.applySnapshot(e)
+	case format.KindJobFinished:
+		s.status, s.errMsg, s.finishSeq = e.Status, e.Error, e.Seq
+	default:
+		return s.fail(e, fmt.Errorf("%q: %w", e.Kind, ErrUnknownKind))
+	}
+	return nil
+}
+
+func (s *State) fail(e *format.Event, err error) error {
+	return &ApplyError{Seq: e.Seq, Kind: e.Kind, Err: err}
+}
+
+func (s *State) applySubmitted(e *format.Event) error {
+	if s.graph != nil {
+		return s.fail(e, ErrResubmitted)
+	}
+	s.job = e.Job
+	s.graph = copyGraph(e.Graph)
+	s.topo = newTopology(s.graph)
+	s.vs = make([]vertexState, len(s.topo.ids))
+	return nil
+}
+
+func copyGraph(g *format.Graph) *format.Graph {
+	c := &format.Graph{}
+	if g != nil {
+		c.Vertices = append([]format.Vertex(nil), g.Vertices...)
+		c.Edges = append([]format.Edge(nil), g.Edges...)
+	}
+	return c
+}
+
+// vertexOf resolves the vertex of e.
+func (s *State) vertexOf(e *format.Event, id string) (int32, error) {
+	if s.graph == nil {
+		return -1, s.fail(e, ErrNoGraph)
+	}
+	v := s.topo.vertex(id)
+	if v < 0 {
+		return -1, s.fail(e, fmt.Errorf("vertex %q: %w", id, ErrUnknownVertex))
+	}
+	return v, nil
+}
+
+func (s *State) applyInitialized(e *format.Event) error {
+	v, err := s.vertexOf(e, e.Vertex)
+	if err != nil {
+		return err
+	}
+	vs := &s.vs[v]
+	switch {
+	case vs.parallelism > 0:
+		return s.fail(e, fmt.Errorf("vertex %q (parallelism %d since seq %d): %w", e.Vertex, vs.parallelism, vs.initSeq, ErrReinitialized))
+	case e.Parallelism < 1 || e.Parallelism > MaxParallelism || s.total+int64(e.Parallelism) > MaxSubtasks:
+		return s.fail(e, fmt.Errorf("vertex %q parallelism %d: %w", e.Vertex, e.Parallelism, ErrBadParallelism))
+	}
+	vs.parallelism, vs.base, vs.initSeq = e.Parallelism, int32(s.total), e.Seq
+	for i := int32(0); i < e.Parallelism; i++ {
+		s.sub = append(s.sub, subtask{vertex: v, lastAttempt: -1, worker: -1})
+	}
+	s.total += int64(e.Parallelism)
+	return nil
+}
+
+// subtaskOf resolves vertex/subtask to a dense index.
+func (s *State) subtaskOf(e *format.Event, id string, i int32) (int32, error) {
+	v, err := s.vertexOf(e, id)
+	if err != nil {
+		return -1, err
+	}
+	vs := &s.vs[v]
+	if vs.parallelism == 0 {
+		return -1, s.fail(e, fmt.Errorf("vertex %q: %w", id, ErrNotInitialized))
+	}
+	if i < 0 || i >= vs.parallelism {
+		return -1, s.fail(e, fmt.Errorf("subtask %s/%d of parallelism %d: %w", id, i, vs.parallelism, ErrSubtaskRange))
+	}
+	return vs.base + i, nil
+}
+
+func (s *State) applyAttempt(e *format.Event) error {
+	x, err := s.subtaskOf(e, e.Vertex, e.Subtask)
+	if err != nil {
+		return err
+	}
+	if e.Attempt < 0 {
+		return s.fail(e, fmt.Errorf("subtask %s/%d attempt %d: %w", e.Vertex, e.Subtask, e.Attempt, ErrBadAttempt))
+	}
+	st := &s.sub[x]
+	if e.Attempt > st.lastAttempt {
+		st.lastAttempt = e.Attempt
+	}
+	switch e.Kind {
+	case format.KindSubtaskStarted:
+		st.status = stRunning
+	case format.KindSubtaskFailed:
+		st.status = stFailed
+	case format.KindSubtaskFinished:
+		st.status = stFinished
+		s.finish(st, e)
+	}
+	return nil
+}
+
+// finish records e as the finished entry of st. A later finish of a
+// subtask already in the finished map keeps its position.
+func (s *State) finish(st *subtask, e *format.Event) {
+	if st.finSeq == 0 {
+		st.pos = e.Seq
+		s.vs[st.vertex].finished++
+	}
+	st.finSeq = e.Seq
+	st.finAttempt = e.Attempt
+	st.worker = s.workerID(e.Worker)
+	st.recIn, st.recOut, st.bytesIn, st.bytesOut = e.RecordsIn, e.RecordsOut, e.BytesIn, e.BytesOut
+	st.parts = nil
+	if e.Partitions != nil {
+		st.parts = s.recordParts(st.vertex, e.Partitions)
+	}
+}
+
+// recordParts keeps the partitions that name an out-edge of vertex v,
+// the first of each consumer. The result is non-nil.
+func (s *State) recordParts(v int32, ps []format.Partition) []partRec {
+	out := make([]partRec, 0, len(ps))
+	for _, p := range ps {
+		c := s.topo.vertex(p.Consumer)
+		if c < 0 || s.topo.outSlot(v, c) < 0 || hasConsumer(out, c) {
+			continue
+		}
+		out = append(out, partRec{consumer: c, bytes: p.Bytes, records: p.Records})
+	}
+	return out
+}
+
+func hasConsumer(ps []partRec, c int32) bool {
+	for _, p := range ps {
+		if p.consumer == c {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *State) workerID(w string) int32 {
+	if i, ok := s.workerIdx[w]; ok {
+		return i
+	}
+	i := int32(len(s.workers))
+	s.workers = append(s.workers, w)
+	s.workerIdx[w] = i
+	return i
+}
+
+func (s *State) applyReset(e *format.Event) error {
+	var first error
+	for _, r := range e.Subtasks {
+		x, err := s.subtaskOf(e, r.Vertex, r.Subtask)
+		if err != nil {
+			if first == nil {
+				first = err
+			}
+			continue
+		}
+		st := &s.sub[x]
+		if st.finSeq > 0 {
+			s.vs[st.vertex].finished--
+		}
+		st.finSeq, st.pos, st.parts, st.worker = 0, 0, nil, -1
+		st.recIn, st.recOut, st.bytesIn, st.bytesOut = 0, 0, 0, 0
+		if st.status != stNone {
+			st.status = stReset
+		}
+	}
+	return first
+}
+
+func (s *State) applySnapshot(e *format.Event) {
+	s.snapshotSeq = e.Seq
+	for id, state := range e.Coordinators {
+		if v := s.topo.vertex(id); v >= 0 {
+			s.vs[v].coord = append([]byte(nil), state...)
+			s.vs[v].coordSeq = e.Seq
+		}
+	}
+}

@@ -1,0 +1,267 @@
+package replay
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/jobevent/jobevent/pkg/format"
+)
+
+// Validate reads src to its end and returns what is wrong with the log,
+// in log order; nil for a well-formed log. The rules are listed, with
+// their ids, in the package documentation. Notices of a Noticer source
+// become findings (fenced rows and a torn tail are warnings), and an error
+// of src other than io.EOF is an error finding that ends the validation:
+// schema-version for format.ErrUnknownVersion, syntax for
+// format.ErrSyntax, corrupt for anything else.
+//
+// Validate streams: its memory grows with the job (per-vertex and
+// per-subtask state), never with the length of the log.
+func Validate(src Source, opts ValidateOptions) []Finding {
+	v := newValidator(src, opts)
+	v.run()
+	return v.findings
+}
+
+// validator is the state of one Validate call.
+type validator struct {
+	src     Source
+	keyer   Keyer
+	noticer Noticer
+	max     int
+
+	findings []Finding
+	stopped  bool   // too many findings
+	key      string // key of the current event
+
+	events    int64 // events kept (not fenced)
+	lastSeq   int64
+	cur       int32           // highest epoch opened by master_started
+	firstSeq  map[int32]int64 // epoch -> seq of its master_started
+	inFenced  bool            // a run of fenced events is going on
+	fencedRun int32           // the epoch of that run
+	finished  int64           // seq of job_finished, 0 if none
+	reported  bool            // after-job-finished reported
+
+	topo  *topology
+	vs    []vVertex
+	sub   []vSub
+	total int64
+}
+
+type vVertex struct {
+	par      int32 // 0 while not initialized
+	base     int32
+	initSeq  int64
+	finished int32 // subtasks in the finished map
+}
+
+type vSub struct {
+	lastAttempt int32 // -1: none
+	runAttempt  int32 // attempt started and not ended, -1: none
+	runEpoch    int32
+	inMap       bool
+}
+
+func newValidator(src Source, opts ValidateOptions) *validator {
+	v := &validator{src: src, max: opts.MaxFindings, firstSeq: make(map[int32]int64), topo: newTopology(nil)}
+	if v.max <= 0 {
+		v.max = defaultMaxFindings
+	}
+	v.keyer, _ = src.(Keyer)
+	v.noticer, _ = src.(Noticer)
+	return v
+}
+
+func (v *validator) run() {
+	for !v.stopped {
+		e, err := v.src.Next()
+		v.drainNotices()
+		if errors.Is(err, io.EOF) {
+			return
+		}
+		if err != nil {
+			v.sourceError(err)
+			return
+		}
+		if v.keyer != nil {
+			v.key = v.keyer.Key()
+		}
+		v.event(&e)
+	}
+}
+
+// report records a finding about the current event.
+func (v *validator) report(sev string, seq int64, rule, format string, args ...any) {
+	v.add(Finding{Severity: sev, Seq: seq, Key: v.key, Rule: rule, Message: fmt.Sprintf(format, args...)})
+}
+
+func (v *validator) errorf(e *format.Event, rule, format string, args ...any) {
+	v.report(SeverityError, e.Seq, rule, format, args...)
+}
+
+// add records f; past the maximum it records too-many-findings instead
+// and stops the validation.
+func (v *validator) add(f Finding) {
+	switch {
+	case v.stopped:
+	case len(v.findings) >= v.max:
+		v.findings = append(v.findings, Finding{Severity: SeverityWarning, Rule: RuleTooManyFindings,
+			Message: fmt.Sprintf(findingsTruncatedTemplate, v.max)})
+		v.stopped = true
+	default:
+		v.findings = append(v.findings, f)
+	}
+}
+
+func (v *validator) drainNotices() {
+	if v.noticer == nil {
+		return
+	}
+	for _, n := range v.noticer.Notices() {
+		f := Finding{Severity: SeverityWarning, Seq: n.Seq, Key: n.Key, Message: n.Message}
+		switch n.Kind {
+		case format.NoticeFenced:
+			f.Rule = RuleFencedWrite
+			if f.Message == "" {
+				f.Message = fmt.Sprintf("%d events of epoch %d written by a fenced master: replay ignores them", n.Count, n.Epoch)
+			}
+		case format.NoticeTornTail:
+			f.Rule = RuleTornTail
+		case format.NoticeUnknownObject:
+			f.Rule = RuleUnknownObject
+		default:
+			continue // covered segments are what compaction leaves: nothing wrong
+		}
+		if f.Message == "" {
+			f.Message = string(n.Kind)
+		}
+		v.add(f)
+	}
+}
+
+// objectKeyer is implemented by errors that know the object they concern;
+// a corrupt finding takes its key from it.
+type objectKeyer interface{ ObjectKey() string }
+
+func (v *validator) sourceError(err error) {
+	f := Finding{Severity: SeverityError, Rule: RuleCorrupt, Message: err.Error()}
+	switch {
+	case errors.Is(err, format.ErrUnknownVersion):
+		f.Rule = RuleSchemaVersion
+	case errors.Is(err, format.ErrSyntax):
+		f.Rule = RuleSyntax
+	}
+	var ok objectKeyer
+	switch {
+	case errors.As(err, &ok):
+		f.Key = ok.ObjectKey()
+	case f.Rule == RuleSyntax && v.keyer != nil:
+		f.Key = v.keyer.Key() // a JSONL source: the file
+	}
+	if v.lastSeq > 0 {
+		f.Message = fmt.Sprintf("after seq %d: %s", v.lastSeq, f.Message)
+	}
+	v.add(f)
+}
+
+// event checks one event.
+func (v *validator) event(e *format.Event) {
+	if v.fenced(e) {
+		return
+	}
+	v.order(e)
+	if v.finished > 0 && !v.reported {
+		v.reported = true
+		v.errorf(e, RuleAfterJobFinished, "%s after job_finished at seq %d", e.Kind, v.finished)
+	}
+	switch e.Kind {
+	case format.KindJobSubmitted:
+		v.submitted(e)
+	case format.KindMasterStarted:
+	case format.KindVertexInitialized:
+		v.initialized(e)
+	case format.KindSubtaskStarted:
+		v.started(e)
+	case format.KindSubtaskFinished, format.KindSubtaskFailed:
+		v.ended(e)
+	case format.KindSubtasksReset:
+		v.reset(e)
+	case format.KindSnapshot:
+		v.snapshot(e)
+	case format.KindJobFinished:
+		v.jobFinished(e)
+	default:
+		v.errorf(e, RuleInvalidField, "unknown kind %q", e.Kind)
+	}
+}
+
+// fenced reports whether e is of an epoch lower than the current one, and
+// reports it: a fenced write when its seq is at or past the first seq of a
+// later epoch, an epoch out of order otherwise.
+func (v *validator) fenced(e *format.Event) bool {
+	if e.Epoch >= v.cur || e.Epoch < 1 {
+		v.inFenced = false
+		return false // an epoch below 1 is reported by order
+	}
+	fence := int64(-1)
+	for ep, s := range v.firstSeq {
+		if ep > e.Epoch && (fence < 0 || s < fence) {
+			fence = s
+		}
+	}
+	if e.Seq < fence {
+		v.inFenced = false
+		v.errorf(e, RuleEpochOrder, "epoch %d after epoch %d, before the seq %d where epoch %d began", e.Epoch, v.cur, fence, v.cur)
+		return true
+	}
+	if !v.inFenced || v.fencedRun != e.Epoch {
+		v.inFenced, v.fencedRun = true, e.Epoch
+		v.report(SeverityWarning, e.Seq, RuleFencedWrite, "events of epoch %d written after epoch %d took over: a fenced master; replay ignores them", e.Epoch, v.cur)
+	}
+	return true
+}
+
+// order checks the first events, seq continuity and epoch openings.
+func (v *validator) order(e *format.Event) {
+	switch {
+	case v.events == 0 && e.Kind != format.KindJobSubmitted:
+		v.errorf(e, RuleJobSubmitted, "the log starts with %s, want job_submitted", e.Kind)
+	case v.events > 0 && e.Kind == format.KindJobSubmitted:
+		v.errorf(e, RuleJobSubmitted, "job_submitted again (the first was seq 1)")
+	}
+	switch {
+	case v.events == 0 && e.Seq != 1:
+		v.errorf(e, RuleSeqOrder, "the first seq is %d, want 1", e.Seq)
+	case v.events > 0 && e.Seq != v.lastSeq+1:
+		v.errorf(e, RuleSeqOrder, "seq %d after %d, want %d", e.Seq, v.lastSeq, v.lastSeq+1)
+	}
+	if e.Epoch < 1 {
+		v.errorf(e, RuleEpochOrder, "epoch %d: epochs start at 1", e.Epoch)
+	}
+	v.events++
+	v.lastSeq = e.Seq
+	if v.events == 2 && (e.Kind != format.KindMasterStarted || e.Epoch != 1) {
+		v.errorf(e, RuleEpochStart, "the second event is %s of epoch %d, want master_started of epoch 1", e.Kind, e.Epoch)
+		v.open(e)
+		return
+	}
+	switch {
+	case e.Kind == format.KindJobSubmitted:
+	case e.Kind == format.KindMasterStarted && e.Epoch == v.cur:
+		v.errorf(e, RuleEpochStart, "master_started again in epoch %d (it began at seq %d)", e.Epoch, v.firstSeq[e.Epoch])
+	case e.Kind == format.KindMasterStarted:
+		v.open(e)
+	case e.Epoch > v.cur:
+		v.errorf(e, RuleEpochStart, "epoch %d begins with %s, want master_started", e.Epoch, e.Kind)
+		v.open(e)
+	}
+}
+
+func (v *validator) open(e *format.Event) {
+	if e.Epoch > v.cur {
+		v.cur = e.Epoch
+		v.firstSeq[e.Epoch] = e.Seq
+	}
+}

@@ -1,0 +1,307 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/jobevent/jobevent/pkg/blob"
+)
+
+// Options configures Run and Resume, the embedded runtime: a master and
+// in-process workers in one process.
+type Options struct {
+	// Events is the log URL. Empty means file://<Dir>/jobevents with
+	// prefix <job>/.
+	Events string
+	// Workers is the number of in-process workers (default 2), each with
+	// Slots slots (default 2).
+	Workers int
+	Slots   int
+	// WorkDir holds the workers' partitions, <WorkDir>/w<k>/<job>/...
+	// (default <Dir>/jobevents-work). It survives a crash so that a
+	// resumed run finds the partitions.
+	WorkDir string
+	// Dir is the working directory that relative paths (spec inputs and
+	// outputs, the default log and work dir) resolve against; empty
+	// means the process's.
+	Dir string
+	// Resume recovers the job from the log in a new epoch; without it a
+	// log that holds the job is refused.
+	Resume bool
+	// CrashAfterSeq, when positive, makes the master die right after
+	// event CrashAfterSeq is durable: Run returns a *CrashError.
+	CrashAfterSeq int64
+	// Seeded runs attempts one at a time in an order drawn from Seed, so
+	// that a run, its log and its crash points are reproducible.
+	Seeded bool
+	Seed   int64
+	// Clock is the time source (default: the wall clock).
+	Clock Clock
+	// Stderr receives warnings and loud messages (default: discarded).
+	Stderr io.Writer
+	// Log, when set, replaces the blob log (benchmarks pass a NullLog):
+	// nothing is stored, so such a run cannot be resumed.
+	Log EventLog
+	// Settings, when set, adjusts the spec's settings before the run
+	// (tests shorten timeouts with it).
+	Settings func(*Settings)
+}
+
+func (o *Options) defaults(job string) error {
+	if o.Dir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return fmt.Errorf("working directory: %w", err)
+		}
+		o.Dir = wd
+	}
+	if o.Events == "" {
+		o.Events = "file://" + filepath.ToSlash(filepath.Join(o.Dir, "jobevents")) + "?prefix=" + job + "/"
+	}
+	if o.WorkDir == "" {
+		o.WorkDir = filepath.Join(o.Dir, "jobevents-work")
+	} else if !filepath.IsAbs(o.WorkDir) {
+		o.WorkDir = filepath.Join(o.Dir, o.WorkDir)
+	}
+	if o.Workers <= 0 {
+		o.Workers = 2
+	}
+	if o.Slots <= 0 {
+		o.Slots = 2
+	}
+	if o.Clock == nil {
+		o.Clock = wallClock{}
+	}
+	if o.Stderr == nil {
+		o.Stderr = io.Discard
+	}
+	return nil
+}
+
+// embeddedAddr is the master address an embedded run records.
+const embeddedAddr = "embedded"
+
+// Run runs spec with the embedded runtime. With opts.Resume it recovers
+// the job from the log instead when the log holds it (a finished job is
+// reported as already ended). The returned error is a *CrashError for the
+// deliberate crash, a *JobError for a job that failed or was canceled, an
+// *ExistsError for a log that already holds the job without Resume.
+func Run(ctx context.Context, spec *Spec, opts Options) (*Summary, error) {
+	if err := opts.defaults(spec.Job); err != nil {
+		return nil, err
+	}
+	if opts.Log != nil {
+		return runOnLog(ctx, spec, opts)
+	}
+	log, err := blob.Create(ctx, opts.Events)
+	if err != nil {
+		return nil, err
+	}
+	defer log.Close()
+	st, err := beginEpoch(ctx, log, spec, opts.Resume, embeddedAddr, opts.Stderr)
+	if err != nil {
+		return nil, err
+	}
+	return runEpoch(ctx, log, st, opts)
+}
+
+// Resume recovers the job of the log at opts.Events with the embedded
+// runtime, from the job.yaml and the events in the log: what `jobevent
+// replay LOG` does without --dry-run, and `run --resume`.
+func Resume(ctx context.Context, opts Options) (*Summary, error) {
+	if opts.Events == "" {
+		return nil, errors.New("resume: no event log given")
+	}
+	if err := opts.defaults(""); err != nil {
+		return nil, err
+	}
+	log, err := blob.Open(ctx, opts.Events)
+	if err != nil {
+		return nil, err
+	}
+	defer log.Close()
+	st, err := beginEpoch(ctx, log, nil, true, embeddedAddr, opts.Stderr)
+	if err != nil {
+		return nil, err
+	}
+	return runEpoch(ctx, log, st, opts)
+}
+
+// runEpoch runs the epoch st began, with in-process workers.
+func runEpoch(ctx context.Context, log *blob.Log, st *epochStart, opts Options) (*Summary, error) {
+	start := time.Now()
+	spec := st.spec
+	if opts.Settings != nil {
+		opts.Settings(&spec.Settings)
+	}
+	buckets := newBucketOpener(opts.Dir)
+	defer buckets.Close()
+	if st.finished != "" {
+		fmt.Fprintf(opts.Stderr, "jobevent: job %s already %s (seq %d); nothing to run\n", spec.Job, st.finished, st.lastSeq)
+		vc := func(v *VertexSpec) *VertexContext {
+			return &VertexContext{Job: spec.Job, Vertex: v.ID, buckets: buckets}
+		}
+		// The master may have died between job_finished and its cleanup:
+		// repeat it (both steps are idempotent).
+		finishCleanup(ctx, spec, vc, opts.WorkDir, opts.Workers, logger(opts.Stderr, "master"))
+		return endedSummary(st, log.URL(), vc, start), nil
+	}
+	w := log.NewWriter(st.epoch, st.startSeq, blob.WriterOptions{
+		BufferSize: spec.Settings.WriteBufferSize, FlushInterval: spec.Settings.WriteBufferFlushInterval, Clock: opts.Clock,
+	})
+	cfg := masterConfig{
+		spec: spec, epoch: st.epoch, addr: embeddedAddr, log: w, state: st.state,
+		recovering: st.recovering, fullRestart: st.fullRestart,
+		clock: opts.Clock, seeded: opts.Seeded, seed: opts.Seed, crashAfter: opts.CrashAfterSeq,
+		stderr: opts.Stderr, buckets: buckets, expectWorkers: opts.Workers,
+		heartbeat: func(ctx context.Context) error { return log.Heartbeat(ctx, st.epoch) },
+	}
+	sum, err := runCluster(ctx, cfg, opts)
+	var crash *CrashError
+	if !errors.As(err, &crash) {
+		if cerr := w.Close(); cerr != nil && err == nil {
+			err = fmt.Errorf("close event log: %w", cerr)
+		}
+	}
+	if sum != nil {
+		sum.Log = log.URL()
+		sum.FullRestartReason = st.reason
+		sum.Status = statusOf(sum.Status, err)
+	}
+	return sum, err
+}
+
+// finishCleanup deletes what an ended job leaves behind: the sinks'
+// staging objects and the embedded workers' partitions.
+func finishCleanup(ctx context.Context, spec *Spec, vc func(*VertexSpec) *VertexContext, workDir string, workers int, logf func(string, ...any)) {
+	var vs []*vertexRun
+	for i := range spec.Vertices {
+		v := &spec.Vertices[i]
+		vs = append(vs, &vertexRun{spec: v, vc: vc(v)})
+	}
+	cleanupStaging(ctx, vs, logf)
+	for k := 1; k <= workers; k++ {
+		store := newPartitionStore(filepath.Join(workDir, "w"+strconv.Itoa(k)))
+		if err := store.removeJob(spec.Job); err != nil {
+			logf("warning: %v", err)
+		}
+	}
+}
+
+// runOnLog runs a new job on a caller's EventLog (no store: no recovery).
+func runOnLog(ctx context.Context, spec *Spec, opts Options) (*Summary, error) {
+	if opts.Settings != nil {
+		opts.Settings(&spec.Settings)
+	}
+	buckets := newBucketOpener(opts.Dir)
+	defer buckets.Close()
+	cfg := masterConfig{
+		spec: spec, epoch: 1, addr: embeddedAddr, log: opts.Log, clock: opts.Clock,
+		seeded: opts.Seeded, seed: opts.Seed, crashAfter: opts.CrashAfterSeq,
+		stderr: opts.Stderr, buckets: buckets, expectWorkers: opts.Workers,
+	}
+	sum, err := runCluster(ctx, cfg, opts)
+	if sum != nil {
+		sum.Status = statusOf(sum.Status, err)
+	}
+	return sum, err
+}
+
+func statusOf(status string, err error) string {
+	var crash *CrashError
+	var fenced *FencedError
+	switch {
+	case errors.As(err, &crash):
+		return "crashed"
+	case errors.As(err, &fenced):
+		return "fenced"
+	case status == "" && err != nil:
+		return "error"
+	}
+	return status
+}
+
+// runCluster runs a master with opts.Workers in-process workers.
+func runCluster(ctx context.Context, cfg masterConfig, opts Options) (*Summary, error) {
+	m := newMaster(cfg)
+	spec := cfg.spec
+	net := newLocalNet()
+	specs := func(context.Context, string) (*Spec, error) { return spec, nil }
+	var workers []*workerCore
+	for k := 1; k <= opts.Workers; k++ {
+		id := "w" + strconv.Itoa(k)
+		w := newWorkerCore(id, filepath.Join(opts.WorkDir, id), opts.Slots, cfg.buckets, net, specs, opts.Stderr)
+		net.add(w)
+		workers = append(workers, w)
+	}
+	mctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	for _, w := range workers {
+		if err := w.attach(cfg.epoch, m); err != nil {
+			return nil, err
+		}
+		held, err := w.held(spec.Job)
+		if err != nil {
+			return nil, err
+		}
+		reg := registration{Worker: w.id, Slots: w.slots, Job: spec.Job, Partitions: held}
+		wg.Add(1)
+		go func(w *workerCore) {
+			defer wg.Done()
+			if _, err := m.register(mctx, reg, w); err != nil && mctx.Err() == nil {
+				fmt.Fprintf(opts.Stderr, "jobevent: worker %s: register: %v\n", w.id, err)
+			}
+		}(w)
+	}
+	sum, err := m.run(ctx)
+	cancel()
+	wg.Wait()
+	for _, w := range workers {
+		w.shutdown()
+	}
+	return sum, err
+}
+
+// localNet connects in-process workers: a task fetches a partition
+// straight from the worker's store. Disconnect makes a worker unreachable,
+// as a dead machine would be.
+type localNet struct {
+	mu      sync.Mutex
+	workers map[string]*workerCore
+	down    map[string]bool
+}
+
+func newLocalNet() *localNet {
+	return &localNet{workers: map[string]*workerCore{}, down: map[string]bool{}}
+}
+
+func (n *localNet) add(w *workerCore) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.workers[w.id] = w
+}
+
+// Disconnect makes worker id unreachable for fetches.
+func (n *localNet) Disconnect(id string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.down[id] = true
+}
+
+func (n *localNet) fetch(ctx context.Context, job string, in inputFetch) ([]byte, int64, error) {
+	n.mu.Lock()
+	w, down := n.workers[in.Worker], n.down[in.Worker]
+	n.mu.Unlock()
+	if w == nil || down {
+		return nil, 0, fmt.Errorf("worker %s unreachable: %w", in.Worker, ErrPartitionNotFound)
+	}
+	return w.serve(job, in.Partition, in.From, in.To)
+}

@@ -1,0 +1,206 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jobevent/jobevent/pkg/format"
+	"github.com/jobevent/jobevent/pkg/replay"
+)
+
+// recover starts a recovering epoch (DESIGN.md §5): master_started with
+// recovering true; wait for the workers of the previous epoch; plan with
+// exactly the partitions they reported; log the plan's resets; rebuild
+// the runtime status from the log; restore the coordinators; go on.
+func (m *master) recover(ctx context.Context) error {
+	if err := m.emit(format.Event{Kind: format.KindMasterStarted, Master: m.cfg.addr, Recovering: true}); err != nil {
+		return err
+	}
+	reported, err := m.awaitWorkers(ctx)
+	if err != nil {
+		return err
+	}
+	plan := replay.Plan(m.state, reported)
+	m.stats.plan = plan
+	resets := plan.Resets()
+	deferred := plan.Deferred()
+	if m.cfg.fullRestart {
+		resets, deferred = nil, nil
+		for _, f := range m.state.Finished() {
+			resets = append(resets, f.SubtaskRef)
+		}
+	}
+	if len(resets) > 0 {
+		if err := m.emit(format.Event{Kind: format.KindSubtasksReset, Subtasks: m.sortedRefs(resets), Reason: format.ReasonRecovery}); err != nil {
+			return err
+		}
+	}
+	for _, id := range deferred {
+		m.deferred[id] = true
+	}
+	if err := m.rebuild(ctx, plan); err != nil {
+		return err
+	}
+	return m.resume(ctx)
+}
+
+// awaitWorkers handles registrations until the partitions reported keep
+// as much as every recorded partition would, every expected worker has
+// registered, or previous-worker-recovery-timeout has passed. It returns
+// exactly what was reported.
+func (m *master) awaitWorkers(ctx context.Context) (replay.Availability, error) {
+	reported := replay.Availability{}
+	best := replay.Plan(m.state, replay.AllRecorded(m.state)).Summary.Keep
+	enough := func() bool {
+		if m.cfg.expectWorkers > 0 && len(m.workers) >= m.cfg.expectWorkers {
+			return true
+		}
+		return replay.Plan(m.state, reported).Summary.Keep >= best
+	}
+	timeout := m.clock.After(m.spec.Settings.WorkerRecoveryTimeout)
+	var deferredMsgs []any
+	defer func() {
+		// Requeue what arrived meanwhile, for the main loop.
+		for _, msg := range deferredMsgs {
+			go func(msg any) { m.inbox <- msg }(msg)
+		}
+	}()
+	for !enough() {
+		select {
+		case msg := <-m.inbox:
+			reg, ok := msg.(msgRegister)
+			if !ok {
+				deferredMsgs = append(deferredMsgs, msg)
+				continue
+			}
+			reply, err := m.addWorker(reg.reg, reg.link)
+			reg.reply <- registerResult{reply: reply, err: err}
+			if err == nil {
+				for _, h := range reg.reg.Partitions {
+					reported[h.ID] = true
+				}
+			}
+		case <-timeout:
+			m.logf("previous-worker-recovery-timeout (%v) passed with %d worker(s) registered; partitions not reported are lost",
+				m.spec.Settings.WorkerRecoveryTimeout, len(m.workers))
+			return reported, nil
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	return reported, nil
+}
+
+// rebuild sets the runtime status from the state (after the recovery
+// resets) and the plan's attempts.
+func (m *master) rebuild(ctx context.Context, plan *replay.RecoveryPlan) error {
+	for _, v := range m.vertices {
+		if p, ok := m.state.Parallelism(v.spec.ID); ok {
+			m.makeSubtasks(v, p)
+		}
+	}
+	for _, sp := range plan.Subtasks {
+		v := m.byID[sp.Vertex]
+		if v == nil || sp.Subtask < 0 || sp.Subtask >= v.p {
+			continue
+		}
+		s := &v.subs[sp.Subtask]
+		switch sp.Decision {
+		case replay.DecisionKeep:
+			s.lastStarted = sp.Attempt
+		case replay.DecisionRerun:
+			s.lastStarted = sp.Attempt - 1
+			m.stats.reruns++
+		}
+	}
+	for _, f := range m.state.Finished() {
+		v := m.byID[f.Vertex]
+		if v == nil || f.Subtask < 0 || f.Subtask >= v.p {
+			continue
+		}
+		s := &v.subs[f.Subtask]
+		s.status, s.attempt, s.worker = subFinished, f.Attempt, f.Worker
+		s.lastStarted = max(s.lastStarted, f.Attempt)
+		v.finished++
+		m.stats.kept++
+	}
+	// Registrations came before the statuses were rebuilt: note the
+	// current partitions now.
+	for id, w := range m.reportedHeld() {
+		if m.isCurrent(id) {
+			m.partLoc[id] = w
+		}
+	}
+	for _, v := range m.vertices {
+		if v.source == nil || v.p == 0 {
+			continue
+		}
+		var snap []byte
+		if v.spec.Coordinator == format.CoordinatorBatchSnapshot && !m.cfg.fullRestart {
+			snap, _ = m.state.Coordinator(v.spec.ID)
+		}
+		if err := m.startEnumerator(ctx, v, snap); err != nil {
+			return err
+		}
+		for i := range v.subs {
+			if v.subs[i].status != subFinished {
+				v.enum.AddSplitsBack(i)
+			}
+		}
+	}
+	return nil
+}
+
+// reportedHeld returns, for every partition a registered worker reported,
+// the worker holding it.
+func (m *master) reportedHeld() map[partID]*workerRef {
+	out := map[partID]*workerRef{}
+	for _, w := range m.sortedWorkers() {
+		for _, h := range m.held[w.id] {
+			out[h.ID] = w
+		}
+	}
+	return out
+}
+
+// resume initializes the vertices that should already be (a crash between
+// the last producer's finish and vertex_initialized) and queues what is
+// ready.
+func (m *master) resume(ctx context.Context) error {
+	for _, v := range m.vertices {
+		if v.p != 0 {
+			continue
+		}
+		if len(v.ins) == 0 {
+			if err := m.initVertex(ctx, v, v.spec.Parallelism); err != nil {
+				return err
+			}
+			continue
+		}
+		if v.inputsDone() {
+			p := v.spec.Parallelism
+			if p == 0 {
+				p = m.autoParallelism(v)
+			}
+			if err := m.initVertex(ctx, v, p); err != nil {
+				return err
+			}
+		}
+	}
+	for _, v := range m.vertices {
+		m.enqueue(v)
+	}
+	return nil
+}
+
+// fullRestartState returns a state holding only the job's graph, for a
+// master that restarts a job whose log cannot be replayed; its events are
+// numbered from next.
+func fullRestartState(spec *Spec, next int64) (*replay.State, error) {
+	s := replay.NewState()
+	e := format.Event{Seq: next - 1, Epoch: 1, Kind: format.KindJobSubmitted, Job: spec.Job, Graph: spec.Graph()}
+	if err := s.Apply(&e); err != nil {
+		return nil, fmt.Errorf("graph of job %s does not fold: %w", spec.Job, err)
+	}
+	return s, nil
+}

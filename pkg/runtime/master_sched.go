@@ -1,0 +1,398 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jobevent/jobevent/pkg/format"
+)
+
+// schedule initializes the vertices whose inputs have finished and deploys
+// ready subtasks to free slots. With a seed it runs one attempt at a time,
+// picking the subtask and the worker with the seeded generator, so that a
+// run and its log are reproducible.
+func (m *master) schedule(ctx context.Context) error {
+	for {
+		if m.rng != nil && m.running > 0 {
+			return nil
+		}
+		k, ok := m.pickReady()
+		if !ok {
+			return nil
+		}
+		w := m.pickWorker()
+		if w == nil {
+			m.queue = append(m.queue, k) // no free slot: wait for one
+			m.subAt(k).queued = true
+			return nil
+		}
+		if err := m.deploy(ctx, m.vertices[k.v], k.i, w); err != nil {
+			return err
+		}
+	}
+}
+
+func (m *master) subAt(k subKey) *subRun { return &m.vertices[k.v].subs[k.i] }
+
+// enqueue queues the created subtasks of v, if its inputs are done.
+func (m *master) enqueue(v *vertexRun) {
+	if v.p == 0 || !v.inputsDone() {
+		return
+	}
+	for i := range v.subs {
+		s := &v.subs[i]
+		if s.status == subCreated && !s.queued {
+			s.queued = true
+			m.queue = append(m.queue, subKey{v: v.idx, i: int32(i)})
+		}
+	}
+}
+
+// pickReady removes and returns a queued subtask that can be deployed
+// now: the first in queue order, or a seeded random one. Entries that are
+// no longer deployable are dropped; entries still waiting out their
+// restart delay stay.
+func (m *master) pickReady() (subKey, bool) {
+	now := m.clock.Now()
+	var ready []int
+	dropped := 0
+	kept := m.queue[:0]
+	for _, k := range m.queue {
+		v, s := m.vertices[k.v], m.subAt(k)
+		if s.status != subCreated || !v.inputsDone() {
+			s.queued = false
+			dropped++
+			continue
+		}
+		if s.readyAt.After(now) {
+			kept = append(kept, k)
+			continue
+		}
+		ready = append(ready, len(kept))
+		kept = append(kept, k)
+		if m.rng == nil {
+			break
+		}
+	}
+	if m.rng == nil && len(ready) > 0 {
+		kept = append(kept, m.queue[len(kept)+dropped:]...)
+	}
+	m.queue = kept
+	if len(ready) == 0 {
+		return subKey{}, false
+	}
+	pos := ready[0]
+	if m.rng != nil {
+		pos = ready[m.rng.Intn(len(ready))]
+	}
+	k := m.queue[pos]
+	m.queue = append(m.queue[:pos], m.queue[pos+1:]...)
+	m.subAt(k).queued = false
+	return k, true
+}
+
+// pickWorker returns a worker with a free slot: the one with the most
+// free slots (ties by id), or a seeded random one; nil when none is free.
+func (m *master) pickWorker() *workerRef {
+	var free []*workerRef
+	for _, w := range m.sortedWorkers() {
+		if w.link != nil && w.busy < w.slots {
+			free = append(free, w)
+		}
+	}
+	if len(free) == 0 {
+		return nil
+	}
+	if m.rng != nil {
+		return free[m.rng.Intn(len(free))]
+	}
+	best := free[0]
+	for _, w := range free[1:] {
+		if w.slots-w.busy > best.slots-best.busy {
+			best = w
+		}
+	}
+	return best
+}
+
+// nextWake returns how long until the earliest queued subtask's restart
+// delay ends, when one is waiting.
+func (m *master) nextWake() (time.Duration, bool) {
+	now := m.clock.Now()
+	var earliest time.Time
+	for _, k := range m.queue {
+		s := m.subAt(k)
+		if s.status == subCreated && s.readyAt.After(now) && (earliest.IsZero() || s.readyAt.Before(earliest)) {
+			earliest = s.readyAt
+		}
+	}
+	if earliest.IsZero() {
+		return 0, false
+	}
+	return earliest.Sub(now), true
+}
+
+// deploy starts the next attempt of v/i on w.
+func (m *master) deploy(ctx context.Context, v *vertexRun, i int32, w *workerRef) error {
+	s := &v.subs[i]
+	attempt := s.lastStarted + 1
+	d := &deployment{
+		Job: m.job, Epoch: m.epoch, Vertex: v.spec.ID, Subtask: i, Attempt: attempt,
+		Parallelism: v.p, Inputs: m.inputsOf(v, int(i)),
+	}
+	for _, e := range v.outs {
+		d.Outputs = append(d.Outputs, outputEdge{Consumer: e.to.spec.ID, Groups: int(e.to.spec.MaxParallelism)})
+	}
+	if err := m.emit(format.Event{Kind: format.KindSubtaskStarted, Vertex: v.spec.ID, Subtask: i, Attempt: attempt, Worker: w.id}); err != nil {
+		return err
+	}
+	s.status, s.attempt, s.lastStarted, s.worker = subRunning, attempt, attempt, w.id
+	w.busy++
+	m.running++
+	m.stats.deployed++
+	if err := w.link.deploy(ctx, d); err != nil {
+		w.busy--
+		m.running--
+		rep := &taskReport{Job: m.job, Epoch: m.epoch, Worker: w.id, attemptRef: d.ref(),
+			Error: fmt.Sprintf("deploy to worker %s: %v", w.id, err)}
+		if err := m.failed(ctx, v, i, rep); err != nil {
+			return err
+		}
+		return m.loseWorker(ctx, w.id, err)
+	}
+	return nil
+}
+
+// inputsOf lists what subtask j of v reads: per in-edge, the slices of
+// the producers' finished partitions and the workers holding them.
+func (m *master) inputsOf(v *vertexRun, j int) []inputEdge {
+	var out []inputEdge
+	for _, e := range v.ins {
+		in := inputEdge{From: e.from.spec.ID}
+		groups := int(v.spec.MaxParallelism)
+		for _, sl := range edgeInputs(e.pattern, int(e.from.p), int(v.p), j, groups) {
+			ps := &e.from.subs[sl.Producer]
+			id := partID{Vertex: e.from.spec.ID, Subtask: int32(sl.Producer), Attempt: ps.attempt, Consumer: v.spec.ID}
+			f := inputFetch{Partition: id, Worker: ps.worker, From: sl.From, To: sl.To}
+			if w := m.partLoc[id]; w != nil {
+				f.Worker, f.Addr = w.id, w.addr
+			} else if w := m.workers[ps.worker]; w != nil {
+				f.Addr = w.addr
+			}
+			in.Slices = append(in.Slices, f)
+		}
+		out = append(out, in)
+	}
+	return out
+}
+
+// handleReport applies a worker's report of an attempt that ended.
+func (m *master) handleReport(ctx context.Context, rep *taskReport) error {
+	v := m.byID[rep.Vertex]
+	if rep.Epoch != m.epoch || v == nil || rep.Subtask < 0 || rep.Subtask >= v.p {
+		return nil
+	}
+	s := &v.subs[rep.Subtask]
+	if s.status != subRunning || s.attempt != rep.Attempt || s.worker != rep.Worker {
+		return nil // a stale attempt: canceled or superseded
+	}
+	if w := m.workers[s.worker]; w != nil {
+		w.busy = max(w.busy-1, 0)
+	}
+	m.running--
+	if rep.OK {
+		return m.finished(ctx, v, rep.Subtask, rep)
+	}
+	return m.failed(ctx, v, rep.Subtask, rep)
+}
+
+// finished records a finished attempt; a finished vertex is flushed, its
+// consumers initialized and queued.
+func (m *master) finished(ctx context.Context, v *vertexRun, i int32, rep *taskReport) error {
+	parts := rep.Partitions
+	if parts == nil {
+		parts = []format.Partition{}
+	}
+	e := format.Event{
+		Kind: format.KindSubtaskFinished, Vertex: v.spec.ID, Subtask: i, Attempt: rep.Attempt, Worker: rep.Worker,
+		RecordsIn: rep.RecordsIn, RecordsOut: rep.RecordsOut, BytesIn: rep.BytesIn, BytesOut: rep.BytesOut,
+		Partitions: parts,
+	}
+	if err := m.emit(e); err != nil {
+		return err
+	}
+	s := &v.subs[i]
+	s.status = subFinished
+	v.finished++
+	if w := m.workers[rep.Worker]; w != nil {
+		for _, p := range parts {
+			m.partLoc[partID{Vertex: v.spec.ID, Subtask: i, Attempt: rep.Attempt, Consumer: p.Consumer}] = w
+		}
+	}
+	if v.source != nil && m.snapshotDue(v) {
+		if err := m.snapshot(); err != nil {
+			return err
+		}
+	}
+	if !v.done() {
+		return nil
+	}
+	if err := m.flush(ctx); err != nil {
+		return err
+	}
+	return m.vertexDone(ctx, v)
+}
+
+// vertexDone initializes and queues the consumers whose inputs are now all
+// finished.
+func (m *master) vertexDone(ctx context.Context, v *vertexRun) error {
+	for _, e := range v.outs {
+		c := e.to
+		if !c.inputsDone() {
+			continue
+		}
+		if c.p == 0 {
+			p := c.spec.Parallelism
+			if p == 0 {
+				p = m.autoParallelism(c)
+			}
+			if err := m.initVertex(ctx, c, p); err != nil {
+				return err
+			}
+		}
+		m.enqueue(c)
+	}
+	return nil
+}
+
+// failed records a failed attempt and applies the restart strategy: the
+// failed subtask is reset (and, for partition-not-found, the producer of
+// the missing partition with everything downstream of it), or the job
+// fails when the strategy allows no more failovers.
+func (m *master) failed(ctx context.Context, v *vertexRun, i int32, rep *taskReport) error {
+	s := &v.subs[i]
+	s.status = subCreated
+	msg := rep.Error
+	if msg == "" {
+		msg = "failed"
+	}
+	if err := m.emit(format.Event{Kind: format.KindSubtaskFailed, Vertex: v.spec.ID, Subtask: i, Attempt: rep.Attempt, Worker: rep.Worker, Error: msg}); err != nil {
+		return err
+	}
+	m.failovers++
+	st := m.spec.Settings
+	if st.RestartStrategy == RestartNone || m.failovers > st.RestartAttempts {
+		return m.failJob(ctx, fmt.Errorf("%s/%d attempt %d: %s (restart strategy %s: %d failovers allowed)",
+			v.spec.ID, i, rep.Attempt, msg, st.RestartStrategy, st.RestartAttempts))
+	}
+	refs := []format.SubtaskRef{{Vertex: v.spec.ID, Subtask: i}}
+	reason := ReasonFailure
+	if p := rep.Missing; p != nil {
+		reason = ReasonPartitionNotFound
+		if m.isCurrent(*p) {
+			delete(m.partLoc, *p)
+			closure := m.state.ExpandReset([]format.SubtaskRef{{Vertex: p.Vertex, Subtask: p.Subtask}}, m.deferred)
+			refs = mergeRefs(refs, closure)
+		}
+	}
+	return m.reset(ctx, m.sortedRefs(refs), reason, st.RestartDelay)
+}
+
+// reset writes subtasks_reset for refs and makes them created again: a
+// running attempt is canceled, a finished one forgotten, a source
+// subtask's splits go back to its enumerator.
+func (m *master) reset(ctx context.Context, refs []format.SubtaskRef, reason string, delay time.Duration) error {
+	if len(refs) == 0 {
+		return nil
+	}
+	if err := m.emit(format.Event{Kind: format.KindSubtasksReset, Subtasks: refs, Reason: reason}); err != nil {
+		return err
+	}
+	readyAt := m.clock.Now().Add(delay)
+	for _, r := range refs {
+		v := m.byID[r.Vertex]
+		if v == nil || r.Subtask < 0 || r.Subtask >= v.p {
+			continue
+		}
+		s := &v.subs[r.Subtask]
+		switch s.status {
+		case subRunning:
+			m.cancelAttempt(ctx, v, r.Subtask)
+		case subFinished:
+			v.finished--
+		}
+		if s.lastStarted >= 0 {
+			m.stats.reruns++
+		}
+		s.status, s.readyAt = subCreated, readyAt
+		if v.enum != nil {
+			v.enum.AddSplitsBack(int(r.Subtask))
+		}
+	}
+	for _, v := range m.vertices {
+		m.enqueue(v)
+	}
+	return nil
+}
+
+// mergeRefs returns the union of two ref lists.
+func mergeRefs(a, b []format.SubtaskRef) []format.SubtaskRef {
+	seen := map[format.SubtaskRef]bool{}
+	var out []format.SubtaskRef
+	for _, r := range append(append([]format.SubtaskRef(nil), a...), b...) {
+		if !seen[r] {
+			seen[r] = true
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// handleSplit hands the next split to a running source attempt.
+func (m *master) handleSplit(_ context.Context, req splitRequest) (splitReply, error) {
+	v := m.byID[req.Vertex]
+	if req.Epoch != m.epoch || v == nil || v.enum == nil || req.Subtask < 0 || req.Subtask >= v.p {
+		return splitReply{}, fmt.Errorf("split request for %s from epoch %d: not a running source attempt of epoch %d", req.attemptRef, req.Epoch, m.epoch)
+	}
+	s := &v.subs[req.Subtask]
+	if s.status != subRunning || s.attempt != req.Attempt {
+		return splitReply{}, fmt.Errorf("split request for %s: attempt is not running", req.attemptRef)
+	}
+	split, ok, err := v.enum.NextSplit(int(req.Subtask))
+	if err != nil {
+		return splitReply{}, fmt.Errorf("vertex %s: next split: %w", v.spec.ID, err)
+	}
+	return splitReply{Split: split, OK: ok}, nil
+}
+
+// loseWorker gives up a worker: its running attempts fail, its partitions
+// are no longer known (their consumers will report partition-not-found).
+func (m *master) loseWorker(ctx context.Context, id string, cause error) error {
+	w := m.workers[id]
+	if w == nil {
+		return nil
+	}
+	delete(m.workers, id)
+	m.logf("worker %s lost: %v", id, cause)
+	for p, holder := range m.partLoc {
+		if holder == w {
+			delete(m.partLoc, p)
+		}
+	}
+	for _, v := range m.vertices {
+		for i := range v.subs {
+			s := &v.subs[i]
+			if s.status == subRunning && s.worker == id {
+				m.running--
+				rep := &taskReport{Job: m.job, Epoch: m.epoch, Worker: id,
+					attemptRef: attemptRef{Vertex: v.spec.ID, Subtask: int32(i), Attempt: s.attempt},
+					Error:      fmt.Sprintf("worker %s lost: %v", id, cause)}
+				if err := m.failed(ctx, v, int32(i), rep); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
