@@ -267,6 +267,13 @@ func TestDump_BadInput(t *testing.T) {
 		runCLI(t, "dump", dir).wantOneLineError(t, 2, "no event log at", dir)
 		runCLI(t, "dump", "mem://nothing-here").wantOneLineError(t, 2, "no event log at")
 		runCLI(t, "dump", filepath.Join(dir, "missing.jsonl")).wantOneLineError(t, 2, "no event log at", "missing.jsonl")
+		empty := filepath.Join(dir, "empty.jsonl")
+		if err := os.WriteFile(empty, []byte("\n\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, cmd := range [][]string{{"dump"}, {"validate"}, {"replay", "--dry-run"}} {
+			runCLI(t, append(cmd, empty)...).wantOneLineError(t, 2, "no event log at", "empty.jsonl")
+		}
 	})
 	t.Run("nonexistent bucket dir", func(t *testing.T) {
 		dir := filepath.Join(t.TempDir(), "no", "such", "dir")

@@ -115,7 +115,6 @@ func printSummary(w io.Writer, format string, s *runtime.Summary) error {
 	if outputs == "" {
 		outputs = "-"
 	}
-	t := newTable(w, "job", "status")
 	rows := [][]string{
 		{"job", s.Job},
 		{"status", status},
@@ -128,7 +127,6 @@ func printSummary(w io.Writer, format string, s *runtime.Summary) error {
 		{"log", s.Log},
 		{"output", outputs},
 	}
-	_ = t
 	for _, r := range rows {
 		if _, err := fmt.Fprintf(w, "%-13s %s\n", r[0], r[1]); err != nil {
 			return err

@@ -129,7 +129,11 @@ func openJSONL(path string) (*jsonlSource, error) {
 		}
 		return nil, err
 	}
-	fences := scanFences(f)
+	fences, events, bad := scanFences(f)
+	if events == 0 && !bad {
+		f.Close()
+		return nil, &noLogError{url: path} // empty, as a bucket without segments
+	}
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("%s: %w", path, err)
@@ -138,16 +142,19 @@ func openJSONL(path string) (*jsonlSource, error) {
 }
 
 // scanFences reads every event of r and returns, for each epoch followed
-// by a later one, the first seq of the earliest later epoch. A syntax error
-// ends the scan: the second pass reports it where it is.
-func scanFences(r io.Reader) map[int32]fence {
+// by a later one, the first seq of the earliest later epoch, with the
+// number of events read. A syntax error ends the scan (bad is true): the
+// second pass reports it where it is.
+func scanFences(r io.Reader) (fences map[int32]fence, events int64, bad bool) {
 	first := make(map[int32]int64)
 	jr := format.NewJSONReader(r)
 	for {
 		e, err := jr.Next()
 		if err != nil {
+			bad = err != io.EOF
 			break
 		}
+		events++
 		if s, ok := first[e.Epoch]; !ok || e.Seq < s {
 			first[e.Epoch] = e.Seq
 		}
@@ -157,7 +164,7 @@ func scanFences(r io.Reader) map[int32]fence {
 		epochs = append(epochs, e)
 	}
 	sort.Slice(epochs, func(i, j int) bool { return epochs[i] > epochs[j] })
-	fences := make(map[int32]fence)
+	fences = make(map[int32]fence)
 	var next *fence
 	for _, e := range epochs { // newest first
 		if next != nil {
@@ -167,7 +174,7 @@ func scanFences(r io.Reader) map[int32]fence {
 			next = &fence{epoch: e, seq: first[e]}
 		}
 	}
-	return fences
+	return fences, events, bad
 }
 
 func (s *jsonlSource) Next() (format.Event, error) {

@@ -17,6 +17,9 @@ func TestSegments_10k(t *testing.T) {
 		"file": func(t *testing.T) string { return "file://" + t.TempDir() + "?prefix=big/" },
 	} {
 		t.Run(name, func(t *testing.T) {
+			if name == "file" && testing.Short() {
+				t.Skip("creates 10,000 files")
+			}
 			l, err := Create(ctx, url(t))
 			if err != nil {
 				t.Fatal(err)

@@ -3,17 +3,22 @@ package blob
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/jobevent/jobevent/pkg/format"
 	"github.com/parquet-go/parquet-go"
 )
 
+var memLogs atomic.Int64
+
+// memLog returns a new, empty mem:// log.
 func memLog(t *testing.T) *Log {
 	t.Helper()
-	l, err := Open(ctx, "mem://reader-test?prefix="+strings.ReplaceAll(t.Name(), "/", "-")+"/")
+	l, err := Open(ctx, fmt.Sprintf("mem://reader-test?prefix=%s-%d/", strings.ReplaceAll(t.Name(), "/", "-"), memLogs.Add(1)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,9 +15,33 @@ import (
 // jsonParser decodes one line of JSONL into an Event. It is hand-written so
 // that every error names its field and so that no reflection runs per line.
 type jsonParser struct {
-	data []byte
-	pos  int
-	buf  []byte // scratch for strings with escapes
+	data   []byte
+	pos    int
+	buf    []byte            // scratch for strings with escapes
+	intern map[string]string // repeated names (kinds, jobs, vertices, workers)
+}
+
+// maxInterned bounds the intern table of a reader.
+const maxInterned = 4096
+
+// parseName parses a string that is likely to repeat across lines and
+// returns a shared copy of it.
+func (p *jsonParser) parseName(at *fpath) (string, *SyntaxError) {
+	b, err := p.parseStringBytes(at)
+	if err != nil {
+		return "", err
+	}
+	if s, ok := p.intern[string(b)]; ok {
+		return s, nil
+	}
+	s := string(b)
+	if p.intern == nil {
+		p.intern = make(map[string]string)
+	}
+	if len(p.intern) < maxInterned {
+		p.intern[s] = s
+	}
+	return s, nil
 }
 
 // fpath names a field for error messages; it is rendered only on error.
@@ -91,7 +115,19 @@ func (p *jsonParser) got() string {
 	}
 }
 
-// commonField and kind-specific fields by name.
+// Paths of the top-level fields, shared so that parsing allocates none.
+var (
+	pathSeq, pathTime, pathEpoch = &fpath{name: "seq"}, &fpath{name: "time"}, &fpath{name: "epoch"}
+	pathKind, pathJob            = &fpath{name: "kind"}, &fpath{name: "job"}
+	fieldPaths                   = func() (a [numFields]*fpath) {
+		for f := range a {
+			a[f] = &fpath{name: fieldNames[f]}
+		}
+		return a
+	}()
+)
+
+// fieldByName maps the kind-specific fields' names to them.
 var fieldByName = func() map[string]field {
 	m := make(map[string]field, numFields)
 	for f := field(0); f < numFields; f++ {
@@ -117,25 +153,25 @@ func (p *jsonParser) parseEvent(line []byte) (e Event, pr presence, serr *Syntax
 	serr = p.parseObject(nil, func(key []byte) *SyntaxError {
 		switch string(key) {
 		case "seq":
-			return p.common(&pr.seq, "seq", func(at *fpath) (err *SyntaxError) { e.Seq, err = p.parseInt64(at); return })
+			return p.common(&pr.seq, pathSeq, func(at *fpath) (err *SyntaxError) { e.Seq, err = p.parseInt64(at); return })
 		case "time":
-			return p.common(&pr.time, "time", func(at *fpath) (err *SyntaxError) { e.Time, err = p.parseTime(at); return })
+			return p.common(&pr.time, pathTime, func(at *fpath) (err *SyntaxError) { e.Time, err = p.parseTime(at); return })
 		case "epoch":
-			return p.common(&pr.epoch, "epoch", func(at *fpath) (err *SyntaxError) { e.Epoch, err = p.parseInt32(at); return })
+			return p.common(&pr.epoch, pathEpoch, func(at *fpath) (err *SyntaxError) { e.Epoch, err = p.parseInt32(at); return })
 		case "kind":
-			return p.common(&hasKind, "kind", func(at *fpath) *SyntaxError {
-				s, err := p.parseString(at)
+			return p.common(&hasKind, pathKind, func(at *fpath) *SyntaxError {
+				s, err := p.parseName(at)
 				e.Kind = Kind(s)
 				return err
 			})
 		case "job":
-			return p.common(&pr.job, "job", func(at *fpath) (err *SyntaxError) { e.Job, err = p.parseString(at); return })
+			return p.common(&pr.job, pathJob, func(at *fpath) (err *SyntaxError) { e.Job, err = p.parseName(at); return })
 		}
 		f, ok := fieldByName[string(key)]
 		if !ok {
 			return p.fail(&fpath{name: string(key)}, "unknown field")
 		}
-		at := &fpath{name: fieldNames[f]}
+		at := fieldPaths[f]
 		if seen.has(f) {
 			return p.fail(at, "duplicate field")
 		}
@@ -152,14 +188,14 @@ func (p *jsonParser) parseEvent(line []byte) (e Event, pr presence, serr *Syntax
 		return e, pr, p.fail(nil, "trailing data after object: %s", p.got())
 	}
 	if !hasKind {
-		return e, pr, p.fail(&fpath{name: "kind"}, "missing")
+		return e, pr, p.fail(pathKind, "missing")
 	}
 	if !e.Kind.Valid() {
-		return e, pr, p.fail(&fpath{name: "kind"}, "unknown kind %q", string(e.Kind))
+		return e, pr, p.fail(pathKind, "unknown kind %q", string(e.Kind))
 	}
 	for _, f := range order[:nseen] {
 		if !e.Kind.hasField(f) {
-			return e, pr, p.fail(&fpath{name: fieldNames[f]}, "not a field of kind %q", string(e.Kind))
+			return e, pr, p.fail(fieldPaths[f], "not a field of kind %q", string(e.Kind))
 		}
 	}
 	switch e.Kind {
@@ -176,8 +212,7 @@ func (p *jsonParser) parseEvent(line []byte) (e Event, pr presence, serr *Syntax
 }
 
 // common parses a common field once.
-func (p *jsonParser) common(seen *bool, name string, parse func(at *fpath) *SyntaxError) *SyntaxError {
-	at := &fpath{name: name}
+func (p *jsonParser) common(seen *bool, at *fpath, parse func(at *fpath) *SyntaxError) *SyntaxError {
 	if *seen {
 		return p.fail(at, "duplicate field")
 	}
@@ -190,11 +225,11 @@ func (p *jsonParser) parseField(e *Event, f field, at *fpath) (err *SyntaxError)
 	case fieldGraph:
 		e.Graph, err = p.parseGraph(at)
 	case fieldMaster:
-		e.Master, err = p.parseString(at)
+		e.Master, err = p.parseName(at)
 	case fieldRecovering:
 		e.Recovering, err = p.parseBool(at)
 	case fieldVertex:
-		e.Vertex, err = p.parseString(at)
+		e.Vertex, err = p.parseName(at)
 	case fieldSubtask:
 		e.Subtask, err = p.parseInt32(at)
 	case fieldParallelism:
@@ -202,7 +237,7 @@ func (p *jsonParser) parseField(e *Event, f field, at *fpath) (err *SyntaxError)
 	case fieldAttempt:
 		e.Attempt, err = p.parseInt32(at)
 	case fieldWorker:
-		e.Worker, err = p.parseString(at)
+		e.Worker, err = p.parseName(at)
 	case fieldRecordsIn:
 		e.RecordsIn, err = p.parseInt64(at)
 	case fieldRecordsOut:
@@ -218,11 +253,11 @@ func (p *jsonParser) parseField(e *Event, f field, at *fpath) (err *SyntaxError)
 	case fieldSubtasks:
 		e.Subtasks, err = p.parseSubtasks(at)
 	case fieldReason:
-		e.Reason, err = p.parseString(at)
+		e.Reason, err = p.parseName(at)
 	case fieldCoordinators:
 		e.Coordinators, err = p.parseCoordinators(at)
 	case fieldStatus:
-		e.Status, err = p.parseString(at)
+		e.Status, err = p.parseName(at)
 	}
 	return err
 }
@@ -390,7 +425,7 @@ func (p *jsonParser) parsePartitions(at *fpath) ([]Partition, *SyntaxError) {
 		err := p.members(ep, partitionKeys, func(i int, fp *fpath) (err *SyntaxError) {
 			switch i {
 			case 0:
-				pt.Consumer, err = p.parseString(fp)
+				pt.Consumer, err = p.parseName(fp)
 			case 1:
 				pt.Bytes, err = p.parseInt64(fp)
 			case 2:
@@ -410,7 +445,7 @@ func (p *jsonParser) parseSubtasks(at *fpath) ([]SubtaskRef, *SyntaxError) {
 		var r SubtaskRef
 		err := p.members(ep, subtaskKeys, func(i int, fp *fpath) (err *SyntaxError) {
 			if i == 0 {
-				r.Vertex, err = p.parseString(fp)
+				r.Vertex, err = p.parseName(fp)
 			} else {
 				r.Subtask, err = p.parseInt32(fp)
 			}

@@ -23,7 +23,7 @@ func (e *Event) Normalize() {
 func copyField(dst, src *Event, f field) {
 	switch f {
 	case fieldGraph:
-		dst.Graph = graphFromRow(graphToRow(src.Graph))
+		dst.Graph = normalGraph(src.Graph)
 	case fieldMaster:
 		dst.Master = src.Master
 	case fieldRecovering:
@@ -67,4 +67,28 @@ func copyField(dst, src *Event, f field) {
 	case fieldStatus:
 		dst.Status = src.Status
 	}
+}
+
+// normalGraph returns a copy of g (nil: an empty graph) with nil empty lists
+// and the default coordinator and pattern filled in.
+func normalGraph(g *Graph) *Graph {
+	n := &Graph{}
+	if g == nil {
+		return n
+	}
+	if len(g.Vertices) > 0 {
+		n.Vertices = make([]Vertex, len(g.Vertices))
+		for i, v := range g.Vertices {
+			v.Coordinator = coordinatorOrDefault(v.Coordinator)
+			n.Vertices[i] = v
+		}
+	}
+	if len(g.Edges) > 0 {
+		n.Edges = make([]Edge, len(g.Edges))
+		for i, ed := range g.Edges {
+			ed.Pattern = patternOrDefault(ed.Pattern)
+			n.Edges[i] = ed
+		}
+	}
+	return n
 }

@@ -8,10 +8,12 @@ import (
 	"github.com/parquet-go/parquet-go"
 )
 
-// row is one event as a Parquet row. The column names, types and
-// encodings are part of the format (docs/format.md): common columns are
-// required; a kind-specific column is non-NULL exactly for the kinds that
-// have the field, zero values included.
+// row defines the segment schema: one event per row. The column names,
+// types and encodings in its tags are part of the format (docs/format.md):
+// common columns are required; a kind-specific column is non-NULL exactly
+// for the kinds that have the field, zero values included. No row value is
+// ever built: the encoder and decoder work column by column
+// (segment_encode.go, segment_decode.go).
 type row struct {
 	Seq   int64  `parquet:"seq,delta"`
 	Time  int64  `parquet:"time,delta,timestamp(nanosecond)"`
@@ -99,42 +101,5 @@ func timeNanos(t time.Time) (int64, error) {
 	return t.UnixNano(), nil
 }
 
-func graphToRow(g *Graph) *graphRow {
-	gr := &graphRow{Vertices: []vertexRow{}, Edges: []edgeRow{}}
-	if g == nil {
-		return gr
-	}
-	for _, v := range g.Vertices {
-		v.Coordinator = coordinatorOrDefault(v.Coordinator)
-		gr.Vertices = append(gr.Vertices, vertexRow(v))
-	}
-	for _, ed := range g.Edges {
-		ed.Pattern = patternOrDefault(ed.Pattern)
-		gr.Edges = append(gr.Edges, edgeRow(ed))
-	}
-	return gr
-}
-
-func graphFromRow(gr *graphRow) *Graph {
-	g := &Graph{}
-	if gr == nil {
-		return g
-	}
-	if len(gr.Vertices) > 0 {
-		g.Vertices = make([]Vertex, len(gr.Vertices))
-		for i, v := range gr.Vertices {
-			g.Vertices[i] = Vertex(v)
-			g.Vertices[i].Coordinator = coordinatorOrDefault(v.Coordinator)
-		}
-	}
-	if len(gr.Edges) > 0 {
-		g.Edges = make([]Edge, len(gr.Edges))
-		for i, ed := range gr.Edges {
-			g.Edges[i] = Edge(ed)
-			g.Edges[i].Pattern = patternOrDefault(ed.Pattern)
-		}
-	}
-	return g
-}
-
+// eventSchema is the segment schema, derived from row.
 var eventSchema = parquet.SchemaOf(row{})

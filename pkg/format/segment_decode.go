@@ -74,7 +74,6 @@ func corruptf(format string, args ...any) {
 
 // colCursor walks the values of one leaf column across pages.
 type colCursor struct {
-	chunk  parquet.ColumnChunk
 	pages  parquet.Pages
 	page   parquet.Page
 	path   string
@@ -102,7 +101,7 @@ type colCursor struct {
 
 func (c *colCursor) open(chunk parquet.ColumnChunk) {
 	c.close()
-	c.chunk, c.pages = chunk, chunk.Pages()
+	c.pages = chunk.Pages()
 	c.li, c.n = 0, 0
 }
 
@@ -297,8 +296,9 @@ func (c *colCursor) dictIndex(i, n int) int {
 type segmentDecoder struct {
 	file     *parquet.File
 	cols     [numColumns]colCursor
-	rowGroup int   // next row group to open
-	left     int64 // rows left in the open row group
+	index    [numColumns]int // the file's column index of each of our columns
+	rowGroup int             // next row group to open
+	left     int64           // rows left in the open row group
 	sets     []fieldSet
 	scratch  scratch
 }
@@ -312,14 +312,9 @@ func newSegmentDecoder(f *parquet.File) *segmentDecoder {
 		c.path = columnPaths[i]
 		c.kind = leaf.Node.Type().Kind()
 		c.maxDef, c.maxRep = byte(leaf.MaxDefinitionLevel), byte(leaf.MaxRepetitionLevel)
+		d.index[i] = leaf.ColumnIndex
 	}
 	return d
-}
-
-// columnIndexes maps our leaf columns to the file's.
-func (d *segmentDecoder) columnIndex(i int) int {
-	leaf, _ := d.file.Schema().Lookup(strings.Split(columnPaths[i], ".")...)
-	return leaf.ColumnIndex
 }
 
 func (d *segmentDecoder) close() {
@@ -341,7 +336,7 @@ func (d *segmentDecoder) decode(buf []Event) (int, error) {
 		d.left = rg.NumRows()
 		chunks := rg.ColumnChunks()
 		for i := range d.cols {
-			d.cols[i].open(chunks[d.columnIndex(i)])
+			d.cols[i].open(chunks[d.index[i]])
 		}
 	}
 	n := int(min(int64(len(buf)), int64(len(d.sets)), d.left))
@@ -375,7 +370,7 @@ func (d *segmentDecoder) decodeCommon(ev []Event, sets []fieldSet) {
 	}
 	for i := range ev {
 		k := Kind(d.required(colKind).str())
-		set, ok := kindFieldSets[k]
+		set, ok := k.fieldSet()
 		if !ok {
 			corruptf("seq %d: unknown kind %q", ev[i].Seq, k)
 		}
@@ -600,7 +595,7 @@ func (d *segmentDecoder) decodePartitions(ev []Event, sets []fieldSet) {
 			continue
 		}
 		if len(slab) < n {
-			slab = make([]Partition, max(n, 4*len(ev)))
+			slab = make([]Partition, max(n, len(ev)-i)) // about one per remaining event
 		}
 		ps := slab[:n:n]
 		slab = slab[n:]

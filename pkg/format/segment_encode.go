@@ -115,15 +115,6 @@ func (enc *segmentEncoder) writeBatch(events []Event) error {
 		enc.sets, enc.nano = append(enc.sets, set), append(enc.nano, ns)
 	}
 	writers := enc.w.ColumnWriters()
-	if rowMajor {
-		enc.rowBatch(events)
-		for col := range numColumns {
-			if _, err := writers[col].WriteRowValues(enc.cols[col]); err != nil {
-				return fmt.Errorf("column %s: %w", columnPaths[col], err)
-			}
-		}
-		return nil
-	}
 	for col := range numColumns {
 		enc.vals = enc.column(enc.vals[:0], col, events)
 		if _, err := writers[col].WriteRowValues(enc.vals); err != nil {

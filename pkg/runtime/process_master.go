@@ -1,0 +1,316 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/jobevent/jobevent/pkg/blob"
+)
+
+// MasterOptions configures RunMaster: a master process whose workers are
+// separate processes reached over HTTP.
+type MasterOptions struct {
+	// Spec is the job; with Resume or Standby it may be nil (the log's
+	// job.yaml is used).
+	Spec *Spec
+	// Events is the log URL (required).
+	Events string
+	// Listen is the address to serve workers on (default 127.0.0.1:0);
+	// it is recorded in the epoch object, where workers find it.
+	Listen string
+	// Token authenticates every request (required).
+	Token string
+	// Resume recovers the job from the log; Standby waits while another
+	// master's heartbeat is fresh, then claims the next epoch and
+	// recovers (only one standby wins).
+	Resume  bool
+	Standby bool
+	// CrashAfterSeq makes the master die right after that event is
+	// durable: RunMaster returns a *CrashError at once.
+	CrashAfterSeq int64
+	// Dir resolves relative paths of the spec (default: the process's
+	// working directory).
+	Dir string
+	// Clock is the time source (default: the wall clock).
+	Clock Clock
+	// Stderr receives warnings and loud messages.
+	Stderr io.Writer
+	// Settings adjusts the job's settings (tests shorten timeouts).
+	Settings func(*Settings)
+	// OnListen is called with the address once the master listens.
+	OnListen func(addr string)
+}
+
+// RunMaster runs a master process until the job ends. Workers started
+// with RunWorker on the same log find it through the log's epoch objects.
+func RunMaster(ctx context.Context, opts MasterOptions) (*Summary, error) {
+	if opts.Events == "" {
+		return nil, errors.New("master: --events is required")
+	}
+	if opts.Token == "" {
+		return nil, errors.New("master: a token is required (--token or JOBEVENT_TOKEN)")
+	}
+	if opts.Spec == nil && !opts.Resume && !opts.Standby {
+		return nil, errors.New("master: a job spec is required unless resuming")
+	}
+	if opts.Clock == nil {
+		opts.Clock = wallClock{}
+	}
+	if opts.Stderr == nil {
+		opts.Stderr = io.Discard
+	}
+	if opts.Dir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, err
+		}
+		opts.Dir = wd
+	}
+	log, err := blob.Create(ctx, opts.Events)
+	if err != nil {
+		return nil, err
+	}
+	defer log.Close()
+	ln, err := listen(opts.Listen)
+	if err != nil {
+		return nil, err
+	}
+	addr := ln.Addr().String()
+	srv := newMasterServer(opts.Token, opts.Clock)
+	httpSrv := &http.Server{Handler: srv.handler(), ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = httpSrv.Serve(ln) }()
+	defer httpSrv.Close()
+	if opts.OnListen != nil {
+		opts.OnListen(addr)
+	}
+	var st *epochStart
+	if opts.Standby {
+		st, err = standby(ctx, log, opts, addr)
+	} else {
+		st, err = beginEpoch(ctx, log, opts.Spec, opts.Resume, addr, opts.Stderr)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return runProcessEpoch(ctx, log, st, opts, addr, srv)
+}
+
+// runProcessEpoch runs the epoch st began with the workers that register
+// over HTTP.
+func runProcessEpoch(ctx context.Context, log *blob.Log, st *epochStart, opts MasterOptions, addr string, srv *masterServer) (*Summary, error) {
+	spec := st.spec
+	if opts.Settings != nil {
+		opts.Settings(&spec.Settings)
+	}
+	buckets := newBucketOpener(opts.Dir)
+	defer buckets.Close()
+	if st.finished != "" {
+		fmt.Fprintf(opts.Stderr, "jobevent: job %s already %s (seq %d); nothing to run\n", spec.Job, st.finished, st.lastSeq)
+		vc := func(v *VertexSpec) *VertexContext { return &VertexContext{Job: spec.Job, Vertex: v.ID, buckets: buckets} }
+		finishCleanup(ctx, spec, vc, "", 0, logger(opts.Stderr, "master"))
+		return endedSummary(st, log.URL(), vc, time.Now()), nil
+	}
+	w := log.NewWriter(st.epoch, st.startSeq, blob.WriterOptions{
+		BufferSize: spec.Settings.WriteBufferSize, FlushInterval: spec.Settings.WriteBufferFlushInterval, Clock: opts.Clock,
+	})
+	m := newMaster(masterConfig{
+		spec: spec, epoch: st.epoch, addr: addr, log: w, state: st.state,
+		recovering: st.recovering, fullRestart: st.fullRestart, clock: opts.Clock,
+		crashAfter: opts.CrashAfterSeq, stderr: opts.Stderr, buckets: buckets,
+		heartbeat: func(ctx context.Context) error { return log.Heartbeat(ctx, st.epoch) },
+	})
+	srv.attach(m, spec.Settings)
+	stopWatch := srv.watchWorkers(ctx, spec.Settings)
+	sum, err := m.run(ctx)
+	stopWatch()
+	var crash *CrashError
+	if errors.As(err, &crash) {
+		return sum, err // die at once: no cleanup, no close
+	}
+	if cerr := w.Close(); cerr != nil && err == nil {
+		err = fmt.Errorf("close event log: %w", cerr)
+	}
+	if sum != nil {
+		sum.Log = log.URL()
+		sum.FullRestartReason = st.reason
+		sum.Status = statusOf(sum.Status, err)
+	}
+	return sum, err
+}
+
+// standby waits while the newest epoch's master heartbeats, judged by the
+// bucket's modification times only, then claims the next epoch. A standby
+// that loses the claim goes back to waiting on the winner.
+func standby(ctx context.Context, log *blob.Log, opts MasterOptions, addr string) (*epochStart, error) {
+	logf := logger(opts.Stderr, "standby")
+	settings := DefaultSettings()
+	if opts.Spec != nil {
+		settings = opts.Spec.Settings
+	}
+	if opts.Settings != nil {
+		opts.Settings(&settings)
+	}
+	var watched int32
+	var since time.Time
+	for {
+		epochs, err := log.Epochs(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if len(epochs) > 0 {
+			newest := epochs[len(epochs)-1].Epoch
+			if newest != watched {
+				watched, since = newest, opts.Clock.Now()
+				logf("watching epoch %d (master %s)", newest, epochs[len(epochs)-1].Master)
+			}
+			age, err := log.HeartbeatAge(ctx, newest)
+			stale := err == nil && age > settings.HeartbeatTimeout
+			if errors.Is(err, blob.ErrNotFound) {
+				// No heartbeat yet: stale once we have waited a
+				// whole timeout ourselves.
+				stale = opts.Clock.Now().Sub(since) > settings.HeartbeatTimeout
+			} else if err != nil {
+				return nil, err
+			}
+			if stale {
+				logf("heartbeat of epoch %d is stale (age %v > %v): taking over", newest, age.Round(time.Millisecond), settings.HeartbeatTimeout)
+				st, err := beginEpoch(ctx, log, nil, true, addr, opts.Stderr)
+				if errors.Is(err, ErrEpochLost) {
+					logf("%v", err)
+					continue
+				}
+				return st, err
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-opts.Clock.After(settings.HeartbeatInterval):
+		}
+	}
+}
+
+// masterServer serves the master's side of the HTTP protocol and watches
+// the workers' heartbeats.
+type masterServer struct {
+	token string
+	clock Clock
+
+	mu       sync.Mutex
+	m        *master
+	lastSeen map[string]time.Time
+	ready    chan struct{}
+}
+
+func newMasterServer(token string, clock Clock) *masterServer {
+	return &masterServer{token: token, clock: clock, lastSeen: map[string]time.Time{}, ready: make(chan struct{})}
+}
+
+// attach routes requests to m from now on.
+func (s *masterServer) attach(m *master, _ Settings) {
+	s.mu.Lock()
+	s.m = m
+	s.mu.Unlock()
+	close(s.ready)
+}
+
+// master waits until a master is attached (a standby or a recovering
+// master is not ready before its epoch is claimed).
+func (s *masterServer) master(ctx context.Context) (*master, error) {
+	select {
+	case <-s.ready:
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return s.m, nil
+	case <-ctx.Done():
+		return nil, fmt.Errorf("master not ready: %w", ctx.Err())
+	}
+}
+
+func (s *masterServer) seen(worker string) {
+	s.mu.Lock()
+	s.lastSeen[worker] = s.clock.Now()
+	s.mu.Unlock()
+}
+
+func (s *masterServer) handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("/v1/register", jsonHandler(func(ctx context.Context, reg *registration) (registrationReply, error) {
+		m, err := s.master(ctx)
+		if err != nil {
+			return registrationReply{}, err
+		}
+		if reg.Addr == "" {
+			return registrationReply{}, errors.New("register: the worker gave no address")
+		}
+		s.seen(reg.Worker)
+		return m.register(ctx, *reg, &httpWorkerLink{c: newHTTPClient(reg.Addr, s.token)})
+	}))
+	mux.Handle("/v1/heartbeat", jsonHandler(func(ctx context.Context, hb *heartbeatRequest) (heartbeatReply, error) {
+		m, err := s.master(ctx)
+		if err != nil {
+			return heartbeatReply{}, err
+		}
+		s.mu.Lock()
+		_, known := s.lastSeen[hb.Worker]
+		if known {
+			s.lastSeen[hb.Worker] = s.clock.Now()
+		}
+		s.mu.Unlock()
+		return heartbeatReply{Known: known && hb.Epoch == m.epoch, Epoch: m.epoch}, nil
+	}))
+	mux.Handle("/v1/split", jsonHandler(func(ctx context.Context, req *splitRequest) (splitReply, error) {
+		m, err := s.master(ctx)
+		if err != nil {
+			return splitReply{}, err
+		}
+		return m.nextSplit(ctx, *req)
+	}))
+	mux.Handle("/v1/report", jsonHandler(func(ctx context.Context, rep *taskReport) (struct{}, error) {
+		m, err := s.master(ctx)
+		if err != nil {
+			return struct{}{}, err
+		}
+		s.seen(rep.Worker)
+		return struct{}{}, m.report(ctx, rep)
+	}))
+	return withAuth(s.token, mux)
+}
+
+// watchWorkers reports to the master every worker silent for longer than
+// heartbeat.timeout, until stop is called.
+func (s *masterServer) watchWorkers(ctx context.Context, st Settings) (stop func()) {
+	wctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-wctx.Done():
+				return
+			case <-s.clock.After(st.HeartbeatInterval):
+			}
+			now := s.clock.Now()
+			s.mu.Lock()
+			var lost []string
+			for id, t := range s.lastSeen {
+				if now.Sub(t) > st.HeartbeatTimeout {
+					lost = append(lost, id)
+					delete(s.lastSeen, id)
+				}
+			}
+			m := s.m
+			s.mu.Unlock()
+			for _, id := range lost {
+				m.workerLost(id, fmt.Errorf("no heartbeat for %v", st.HeartbeatTimeout))
+			}
+		}
+	}()
+	return func() { cancel(); <-done }
+}

@@ -1,0 +1,297 @@
+package runtime
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/jobevent/jobevent/pkg/blob"
+	"github.com/jobevent/jobevent/pkg/format"
+)
+
+// WorkerOptions configures RunWorker: a worker process serving the job of
+// one log.
+type WorkerOptions struct {
+	// Events is the job's log (required): the worker reads job.yaml from
+	// it and finds the current master in its epoch objects.
+	Events string
+	// Dir holds the partitions (required): <Dir>/<job>/<vertex>-<subtask>-<attempt>-<consumer>.
+	// They survive the worker and the master; a restarted worker reports
+	// them again.
+	Dir string
+	// Master pins the master's address instead of finding it in the log.
+	Master string
+	// Slots is the number of attempts run at once (default 2).
+	Slots int
+	// Token authenticates every request (required).
+	Token string
+	// Listen is the address serving partitions and deployments (default
+	// 127.0.0.1:0).
+	Listen string
+	// Name identifies the worker in the log (default: the host name and a
+	// hash of Dir, stable across restarts).
+	Name string
+	// WorkDir resolves relative paths of the spec (default: the process's
+	// working directory).
+	WorkDir string
+	// Clock is the time source (default: the wall clock).
+	Clock Clock
+	// Stderr receives what the worker has to say.
+	Stderr io.Writer
+	// OnListen is called with the address once the worker listens.
+	OnListen func(addr string)
+}
+
+// RunWorker runs a worker until its job ends (the master tells it to
+// delete the job's partitions, or the log shows job_finished) or ctx is
+// done. While its master is unreachable it keeps its partitions and looks
+// for the master of a newer epoch, with backoff.
+func RunWorker(ctx context.Context, opts WorkerOptions) error {
+	if err := opts.check(); err != nil {
+		return err
+	}
+	log, err := blob.Open(ctx, opts.Events)
+	if err != nil {
+		return err
+	}
+	defer log.Close()
+	spec, err := waitForSpec(ctx, log, opts.Clock)
+	if err != nil {
+		return err
+	}
+	ln, err := listen(opts.Listen)
+	if err != nil {
+		return err
+	}
+	addr := ln.Addr().String()
+	buckets := newBucketOpener(opts.WorkDir)
+	defer buckets.Close()
+	fetch := &httpFetcher{token: opts.Token, client: &http.Client{Timeout: requestTimeout}}
+	specs := func(_ context.Context, job string) (*Spec, error) {
+		if job != spec.Job {
+			return nil, fmt.Errorf("this worker serves job %s, not %s", spec.Job, job)
+		}
+		return spec, nil
+	}
+	core := newWorkerCore(opts.Name, opts.Dir, opts.Slots, buckets, fetch, specs, opts.Stderr)
+	defer core.shutdown()
+	done := make(chan struct{})
+	var once sync.Once
+	srv := &http.Server{Handler: workerHandler(core, opts.Token, func(string) { once.Do(func() { close(done) }) }), ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	defer srv.Close()
+	if opts.OnListen != nil {
+		opts.OnListen(addr)
+	}
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-done:
+			cancel()
+		case <-wctx.Done():
+		}
+	}()
+	s := &workerSession{opts: opts, log: log, spec: spec, core: core, addr: addr, logf: logger(opts.Stderr, "worker "+opts.Name)}
+	err = s.loop(wctx)
+	select {
+	case <-done:
+		s.logf("job %s ended: partitions deleted", spec.Job)
+		return nil
+	default:
+	}
+	if errors.Is(err, errJobEnded) {
+		_ = core.store.removeJob(spec.Job)
+		s.logf("job %s ended: partitions deleted", spec.Job)
+		return nil
+	}
+	return err
+}
+
+func (o *WorkerOptions) check() error {
+	switch {
+	case o.Events == "":
+		return errors.New("worker: --events is required")
+	case o.Dir == "":
+		return errors.New("worker: --dir is required")
+	case o.Token == "":
+		return errors.New("worker: a token is required (--token or JOBEVENT_TOKEN)")
+	}
+	abs, err := filepath.Abs(o.Dir)
+	if err != nil {
+		return err
+	}
+	o.Dir = abs
+	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
+		return fmt.Errorf("worker: %w", err)
+	}
+	if o.Name == "" {
+		host, _ := os.Hostname()
+		sum := sha256.Sum256([]byte(o.Dir))
+		o.Name = host + "-" + hex.EncodeToString(sum[:4])
+	}
+	if o.Slots <= 0 {
+		o.Slots = 2
+	}
+	if o.Clock == nil {
+		o.Clock = wallClock{}
+	}
+	if o.Stderr == nil {
+		o.Stderr = io.Discard
+	}
+	if o.WorkDir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return err
+		}
+		o.WorkDir = wd
+	}
+	return nil
+}
+
+// waitForSpec returns the job's spec, waiting for job.yaml to appear.
+func waitForSpec(ctx context.Context, log *blob.Log, clock Clock) (*Spec, error) {
+	backoff := 100 * time.Millisecond
+	for {
+		raw, err := log.ReadSpec(ctx)
+		if err == nil {
+			return ParseSpec("job.yaml", raw)
+		}
+		if !errors.Is(err, blob.ErrNotFound) {
+			return nil, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-clock.After(backoff):
+		}
+		backoff = min(2*backoff, 2*time.Second)
+	}
+}
+
+// errJobEnded ends a worker whose job the log shows ended.
+var errJobEnded = errors.New("jobevent/runtime: the job ended")
+
+// workerSession connects a worker to the current master, again and again.
+type workerSession struct {
+	opts WorkerOptions
+	log  *blob.Log
+	spec *Spec
+	core *workerCore
+	addr string
+	logf func(string, ...any)
+}
+
+// loop registers with the current master and heartbeats it; when it is
+// unreachable, it finds the master of a newer epoch, with backoff.
+func (s *workerSession) loop(ctx context.Context) error {
+	settings := s.spec.Settings
+	backoff := 100 * time.Millisecond
+	tries := 0
+	for {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		epoch, err := s.session(ctx, settings)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if err != nil {
+			if tries%10 == 0 {
+				s.logf("no master: %v (retrying)", err)
+			}
+			if epoch > 0 {
+				s.core.detach(epoch)
+				backoff = 100 * time.Millisecond
+			}
+		}
+		tries++
+		if tries%20 == 0 {
+			if ended, err := jobEnded(ctx, s.log); err == nil && ended {
+				return errJobEnded
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-s.opts.Clock.After(backoff):
+		}
+		backoff = min(2*backoff, 2*time.Second)
+	}
+}
+
+// session finds the master, registers, and heartbeats until the master
+// is unreachable or forgets the worker. It returns the epoch it served.
+func (s *workerSession) session(ctx context.Context, settings Settings) (int32, error) {
+	addr := s.opts.Master
+	if addr == "" {
+		epochs, err := s.log.Epochs(ctx)
+		if err != nil {
+			return 0, err
+		}
+		if len(epochs) == 0 {
+			return 0, errors.New("no epoch claimed yet")
+		}
+		addr = epochs[len(epochs)-1].Master
+	}
+	link := &httpMasterLink{c: newHTTPClient(addr, s.opts.Token)}
+	held, err := s.core.held(s.spec.Job)
+	if err != nil {
+		return 0, err
+	}
+	s.core.expect(link)
+	rctx, cancel := context.WithTimeout(ctx, requestTimeout)
+	reply, err := link.register(rctx, registration{Worker: s.core.id, Addr: s.addr, Slots: s.core.slots, Job: s.spec.Job, Partitions: held})
+	cancel()
+	if err != nil {
+		return 0, fmt.Errorf("register with %s: %w", addr, err)
+	}
+	if err := s.core.attach(reply.Epoch, link); err != nil {
+		return 0, err
+	}
+	s.logf("registered with master %s (epoch %d), reporting %d partitions", addr, reply.Epoch, len(held))
+	for {
+		select {
+		case <-ctx.Done():
+			return reply.Epoch, ctx.Err()
+		case <-s.opts.Clock.After(settings.HeartbeatInterval):
+		}
+		hctx, cancel := context.WithTimeout(ctx, max(settings.HeartbeatTimeout, time.Second))
+		hb, err := link.heartbeat(hctx, heartbeatRequest{Worker: s.core.id, Epoch: reply.Epoch})
+		cancel()
+		if err != nil {
+			return reply.Epoch, fmt.Errorf("heartbeat to %s: %w", addr, err)
+		}
+		if !hb.Known || hb.Epoch != reply.Epoch {
+			return reply.Epoch, fmt.Errorf("master %s no longer knows this worker", addr)
+		}
+	}
+}
+
+// jobEnded reports whether the log holds job_finished.
+func jobEnded(ctx context.Context, log *blob.Log) (bool, error) {
+	r, err := log.NewReader(ctx, blob.ReaderOptions{})
+	if err != nil {
+		return false, err
+	}
+	defer r.Close()
+	ended := false
+	for {
+		e, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			return ended, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		ended = e.Kind == format.KindJobFinished
+	}
+}
