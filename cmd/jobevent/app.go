@@ -27,6 +27,8 @@ func commands() []*cli.Command {
 		newDiffCommand(),
 		newReplayCommand(),
 		newRunCommand(),
+		newMasterCommand(),
+		newWorkerCommand(),
 	}
 }
 

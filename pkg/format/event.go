@@ -191,6 +191,8 @@ const (
 	NoticeCovered       NoticeKind = "covered"        // segment covered by a compacted one, skipped
 )
 
+// String returns "key: message", or the message alone when the key is
+// unknown.
 func (n Notice) String() string {
 	if n.Key != "" {
 		return fmt.Sprintf("%s: %s", n.Key, n.Message)

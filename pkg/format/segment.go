@@ -67,7 +67,8 @@ const segmentBatch = 256
 // written as given (seq, epoch and time are not checked); a zero Time is
 // stored as 1970-01-01T00:00:00Z, and a time outside the int64 nanosecond
 // range gives ErrTimeRange. An unknown kind is an error. Nothing is written
-// to w unless encoding succeeds.
+// to w unless encoding succeeds; the segment is then written with one Write.
+// EncodeSegment is safe for concurrent use.
 func EncodeSegment(w io.Writer, events []Event) error {
 	buf := segmentBuffers.Get().(*bytes.Buffer)
 	defer putSegmentBuffer(buf)
@@ -108,9 +109,11 @@ type SegmentReader struct {
 }
 
 // OpenSegment opens a whole segment held in memory; data must not change
-// while the reader is in use. It returns ErrNoFooter for truncated data,
-// ErrCorrupt (wrapped) for a segment that fails its checksum or does not
-// decode, and a *VersionError for an unknown major schema version.
+// while the reader is in use, and the events read do not refer to it. It
+// returns ErrNoFooter for truncated data, ErrCorrupt (wrapped) for a segment
+// that fails its checksum or does not decode, and a *VersionError for an
+// unknown major schema version. OpenSegment is safe for concurrent use; each
+// SegmentReader is used by one goroutine at a time.
 func OpenSegment(data []byte) (sr *SegmentReader, err error) {
 	defer func() {
 		if r := recover(); r != nil {

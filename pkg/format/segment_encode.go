@@ -18,13 +18,15 @@ import (
 // repetition and definition levels) directly from the events: no
 // reflection and no intermediate rows.
 
-// writerOptions configure the segment writer: the event schema, zstd, and
-// page bounds (the column index) only for the columns that readers filter
-// on: seq, time, epoch, kind, vertex.
+// writerOptions configure the segment writer: the event schema, zstd, no
+// statistics in data page headers (superseded by the page index), and page
+// bounds (the column index and column chunk min/max) only for the columns
+// that readers filter on: seq, time, epoch.
 var writerOptions = func() []parquet.WriterOption {
 	opts := []parquet.WriterOption{
 		eventSchema,
 		parquet.Compression(&zstd.Codec{Level: zstd.SpeedFastest}),
+		parquet.DataPageStatistics(false), // the page index has the bounds that matter
 	}
 	for _, path := range eventSchema.Columns() {
 		switch strings.Join(path, ".") {

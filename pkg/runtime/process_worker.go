@@ -58,7 +58,7 @@ func RunWorker(ctx context.Context, opts WorkerOptions) error {
 	if err := opts.check(); err != nil {
 		return err
 	}
-	log, err := blob.Open(ctx, opts.Events)
+	log, err := waitForLog(ctx, opts.Events, opts.Clock, logger(opts.Stderr, "worker "+opts.Name))
 	if err != nil {
 		return err
 	}
@@ -87,7 +87,12 @@ func RunWorker(ctx context.Context, opts WorkerOptions) error {
 	var once sync.Once
 	srv := &http.Server{Handler: workerHandler(core, opts.Token, func(string) { once.Do(func() { close(done) }) }), ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
-	defer srv.Close()
+	defer func() {
+		// Let the request in flight (the master's cleanup) get its answer.
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(sctx)
+	}()
 	if opts.OnListen != nil {
 		opts.OnListen(addr)
 	}
@@ -155,6 +160,30 @@ func (o *WorkerOptions) check() error {
 		o.WorkDir = wd
 	}
 	return nil
+}
+
+// waitForLog opens the log, waiting for it to appear: a worker may start
+// before its master.
+func waitForLog(ctx context.Context, url string, clock Clock, logf func(string, ...any)) (*blob.Log, error) {
+	backoff := 100 * time.Millisecond
+	for said := false; ; said = true {
+		log, err := blob.Open(ctx, url)
+		if err == nil {
+			return log, nil
+		}
+		if !errors.Is(err, blob.ErrNoLog) {
+			return nil, err
+		}
+		if !said {
+			logf("waiting for the event log: %v", err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-clock.After(backoff):
+		}
+		backoff = min(2*backoff, 2*time.Second)
+	}
 }
 
 // waitForSpec returns the job's spec, waiting for job.yaml to appear.

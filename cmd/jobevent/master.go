@@ -1,0 +1,70 @@
+package main
+
+import (
+	"github.com/urfave/cli/v2"
+
+	"github.com/jobevent/jobevent/pkg/runtime"
+)
+
+// tokenFlag is the shared secret of masters and workers.
+func tokenFlag() *cli.StringFlag {
+	return &cli.StringFlag{Name: "token", Usage: "shared `TOKEN` authenticating master and workers", EnvVars: []string{"JOBEVENT_TOKEN"}}
+}
+
+func newMasterCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "master",
+		Usage: "run a job's master as its own process; workers connect over HTTP",
+		UsageText: "jobevent master SPEC.yaml --events LOG [--listen ADDR] [--resume] [--standby] [--token T] [--crash-after-seq N]\n\n" +
+			"EXAMPLES:\n" +
+			"   JOBEVENT_TOKEN=s3cret jobevent master testdata/jobs/wordcount.yaml --events ./jobevents/wordcount\n" +
+			"   JOBEVENT_TOKEN=s3cret jobevent master --events ./jobevents/wordcount --standby",
+		Description: "Runs the master of SPEC.yaml, serving workers (\"jobevent worker\") on ADDR (default\n" +
+			"127.0.0.1:0; the address is recorded in the log's epoch object, where workers find it).\n" +
+			"Every request carries the shared token (--token or JOBEVENT_TOKEN). --resume recovers the\n" +
+			"job from the log in a new epoch (SPEC.yaml may then be omitted: the log's job.yaml is\n" +
+			"used); --standby waits while the current master's heartbeat is fresh (judged by the\n" +
+			"bucket's modification times), then claims the next epoch and recovers: of several\n" +
+			"standbys exactly one wins. --crash-after-seq N exits 3 right after event N is durable,\n" +
+			"leaving the workers up.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "events", Usage: "event log `LOG` (required)", Required: true},
+			&cli.StringFlag{Name: "listen", Usage: "`ADDR` to serve workers on", Value: "127.0.0.1:0"},
+			&cli.BoolFlag{Name: "resume", Usage: "recover the job from the log in a new epoch"},
+			&cli.BoolFlag{Name: "standby", Usage: "take over when the current master's heartbeat goes stale"},
+			tokenFlag(),
+			&cli.Int64Flag{Name: "crash-after-seq", Usage: "die right after event `N` is durable (exit 3)"},
+			formatFlag("table", "json"),
+		},
+		Action: runMaster,
+	}
+}
+
+func runMaster(c *cli.Context) error {
+	if err := wantArgs(c, 0, 1); err != nil {
+		return err
+	}
+	opts := runtime.MasterOptions{
+		Events:        c.String("events"),
+		Listen:        c.String("listen"),
+		Token:         c.String("token"),
+		Resume:        c.Bool("resume"),
+		Standby:       c.Bool("standby"),
+		CrashAfterSeq: c.Int64("crash-after-seq"),
+		Stderr:        c.App.ErrWriter,
+	}
+	if c.NArg() == 1 {
+		spec, err := runtime.LoadSpec(c.Args().First())
+		if err != nil {
+			return err
+		}
+		opts.Spec = spec
+	} else if !opts.Resume && !opts.Standby {
+		return usagef(c, "want SPEC.yaml (it may be omitted only with --resume or --standby)")
+	}
+	if opts.Token == "" {
+		return usagef(c, "a token is required: --token or JOBEVENT_TOKEN")
+	}
+	sum, err := runtime.RunMaster(c.Context, opts)
+	return reportRun(c, sum, err)
+}

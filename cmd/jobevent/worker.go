@@ -1,0 +1,63 @@
+package main
+
+import (
+	"context"
+	"errors"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/jobevent/jobevent/pkg/runtime"
+)
+
+func newWorkerCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "worker",
+		Usage: "run a worker process for the job of a log",
+		UsageText: "jobevent worker --events LOG --dir DIR [--master ADDR] [--slots N] [--token T] [--listen ADDR] [--name NAME]\n\n" +
+			"EXAMPLE:\n" +
+			"   JOBEVENT_TOKEN=s3cret jobevent worker --events ./jobevents/wordcount --dir /var/tmp/w1",
+		Description: "Runs the attempts the job's master deploys and serves the partitions they write under\n" +
+			"DIR to the other workers (over HTTP on ADDR, default 127.0.0.1:0). The worker finds the\n" +
+			"current master through the log's newest epoch object unless --master pins it; when the\n" +
+			"master is unreachable it keeps its partitions and reconnects with backoff, reporting\n" +
+			"what it holds to the next master. It exits when the job has ended (its partitions are\n" +
+			"then deleted) or on SIGTERM.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "events", Usage: "the job's event log `LOG` (required)", Required: true},
+			&cli.StringFlag{Name: "dir", Usage: "`DIR` for partitions (required)", Required: true},
+			&cli.StringFlag{Name: "master", Usage: "master `ADDR` (default: from the log)"},
+			&cli.IntFlag{Name: "slots", Usage: "attempts `N` run at once", Value: 2},
+			tokenFlag(),
+			&cli.StringFlag{Name: "listen", Usage: "`ADDR` to serve on", Value: "127.0.0.1:0"},
+			&cli.StringFlag{Name: "name", Usage: "worker `NAME` recorded in the log", DefaultText: "host name and a hash of DIR"},
+			formatFlag("table", "json"),
+		},
+		Action: runWorker,
+	}
+}
+
+func runWorker(c *cli.Context) error {
+	if err := wantArgs(c, 0, 0); err != nil {
+		return err
+	}
+	if c.String("token") == "" {
+		return usagef(c, "a token is required: --token or JOBEVENT_TOKEN")
+	}
+	if c.Int("slots") < 1 {
+		return usagef(c, "--slots must be at least 1")
+	}
+	err := runtime.RunWorker(c.Context, runtime.WorkerOptions{
+		Events: c.String("events"),
+		Dir:    c.String("dir"),
+		Master: c.String("master"),
+		Slots:  c.Int("slots"),
+		Token:  c.String("token"),
+		Listen: c.String("listen"),
+		Name:   c.String("name"),
+		Stderr: c.App.ErrWriter,
+	})
+	if errors.Is(err, context.Canceled) {
+		return nil // SIGTERM: a clean stop
+	}
+	return err
+}

@@ -1,0 +1,334 @@
+package format
+
+import (
+	"encoding/base64"
+	"errors"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+var (
+	graphKeys     = []string{"vertices", "edges"}
+	vertexKeys    = []string{"id", "operator", "parallelism", "max_parallelism", "coordinator"}
+	edgeKeys      = []string{"from", "to", "pattern"}
+	partitionKeys = []string{"consumer", "bytes", "records"}
+	subtaskKeys   = []string{"vertex", "subtask"}
+)
+
+func (p *jsonParser) parseGraph(at *fpath) (*Graph, *SyntaxError) {
+	g := &Graph{}
+	err := p.members(at, graphKeys, func(i int, fp *fpath) *SyntaxError {
+		if i == 0 {
+			return p.parseArray(fp, func(ep *fpath) *SyntaxError {
+				v, err := p.parseVertex(ep)
+				g.Vertices = append(g.Vertices, v)
+				return err
+			})
+		}
+		return p.parseArray(fp, func(ep *fpath) *SyntaxError {
+			ed, err := p.parseEdge(ep)
+			g.Edges = append(g.Edges, ed)
+			return err
+		})
+	})
+	return g, err
+}
+
+func (p *jsonParser) parseVertex(at *fpath) (v Vertex, err *SyntaxError) {
+	err = p.members(at, vertexKeys, func(i int, fp *fpath) (err *SyntaxError) {
+		switch i {
+		case 0:
+			v.ID, err = p.parseString(fp)
+		case 1:
+			v.Operator, err = p.parseString(fp)
+		case 2:
+			v.Parallelism, err = p.parseInt32(fp)
+		case 3:
+			v.MaxParallelism, err = p.parseInt32(fp)
+		case 4:
+			v.Coordinator, err = p.parseString(fp)
+		}
+		return err
+	})
+	v.Coordinator = coordinatorOrDefault(v.Coordinator)
+	return v, err
+}
+
+func (p *jsonParser) parseEdge(at *fpath) (ed Edge, err *SyntaxError) {
+	err = p.members(at, edgeKeys, func(i int, fp *fpath) (err *SyntaxError) {
+		switch i {
+		case 0:
+			ed.From, err = p.parseString(fp)
+		case 1:
+			ed.To, err = p.parseString(fp)
+		case 2:
+			ed.Pattern, err = p.parseString(fp)
+		}
+		return err
+	})
+	ed.Pattern = patternOrDefault(ed.Pattern)
+	return ed, err
+}
+
+func (p *jsonParser) parsePartitions(at *fpath) ([]Partition, *SyntaxError) {
+	ps := []Partition{}
+	err := p.parseArray(at, func(ep *fpath) *SyntaxError {
+		var pt Partition
+		err := p.members(ep, partitionKeys, func(i int, fp *fpath) (err *SyntaxError) {
+			switch i {
+			case 0:
+				pt.Consumer, err = p.parseName(fp)
+			case 1:
+				pt.Bytes, err = p.parseInt64(fp)
+			case 2:
+				pt.Records, err = p.parseInt64(fp)
+			}
+			return err
+		})
+		ps = append(ps, pt)
+		return err
+	})
+	return ps, err
+}
+
+func (p *jsonParser) parseSubtasks(at *fpath) ([]SubtaskRef, *SyntaxError) {
+	var rs []SubtaskRef
+	err := p.parseArray(at, func(ep *fpath) *SyntaxError {
+		var r SubtaskRef
+		err := p.members(ep, subtaskKeys, func(i int, fp *fpath) (err *SyntaxError) {
+			if i == 0 {
+				r.Vertex, err = p.parseName(fp)
+			} else {
+				r.Subtask, err = p.parseInt32(fp)
+			}
+			return err
+		})
+		rs = append(rs, r)
+		return err
+	})
+	return rs, err
+}
+
+func (p *jsonParser) parseCoordinators(at *fpath) (map[string][]byte, *SyntaxError) {
+	m := map[string][]byte{}
+	err := p.parseObject(at, func(key []byte) *SyntaxError {
+		fp := &fpath{parent: at, name: string(key)}
+		if _, dup := m[fp.name]; dup {
+			return p.fail(fp, "duplicate field")
+		}
+		s, err := p.parseString(fp)
+		if err != nil {
+			return err
+		}
+		var state []byte
+		if s != "" {
+			b, derr := base64.StdEncoding.Strict().DecodeString(s)
+			if derr != nil {
+				return p.fail(fp, "want base64, got %q: %v", s, derr)
+			}
+			state = b
+		}
+		m[fp.name] = state
+		return nil
+	})
+	return m, err
+}
+
+func (p *jsonParser) parseBool(at *fpath) (bool, *SyntaxError) {
+	rest := p.data[p.pos:]
+	switch {
+	case len(rest) >= 4 && string(rest[:4]) == "true":
+		p.pos += 4
+		return true, nil
+	case len(rest) >= 5 && string(rest[:5]) == "false":
+		p.pos += 5
+		return false, nil
+	}
+	return false, p.fail(at, "want boolean, got %s", p.got())
+}
+
+func (p *jsonParser) parseInt32(at *fpath) (int32, *SyntaxError) {
+	v, err := p.parseInt64(at)
+	if err != nil {
+		return 0, err
+	}
+	if v < math.MinInt32 || v > math.MaxInt32 {
+		return 0, p.fail(at, "want 32-bit integer, got %d", v)
+	}
+	return int32(v), nil
+}
+
+var errIntRange = errors.New("integer out of range")
+
+// parseInt64 parses a JSON number that must be an integer.
+func (p *jsonParser) parseInt64(at *fpath) (int64, *SyntaxError) {
+	start := p.pos
+	d := p.data
+	i := p.pos
+	if i < len(d) && d[i] == '-' {
+		i++
+	}
+	if i >= len(d) || d[i] < '0' || d[i] > '9' {
+		return 0, p.fail(at, "want integer, got %s", p.got())
+	}
+	digits := i
+	for i < len(d) && d[i] >= '0' && d[i] <= '9' {
+		i++
+	}
+	if d[digits] == '0' && i-digits > 1 {
+		return 0, p.fail(at, "invalid number %q: leading zero", d[start:i])
+	}
+	if i < len(d) && (d[i] == '.' || d[i] == 'e' || d[i] == 'E') {
+		end := i + 1
+		for end < len(d) && strings.IndexByte("0123456789.eE+-", d[end]) >= 0 {
+			end++
+		}
+		return 0, p.fail(at, "want integer, got number %s", d[start:end])
+	}
+	p.pos = i
+	v, err := strconv.ParseInt(string(d[start:i]), 10, 64)
+	if err != nil {
+		return 0, p.fail(at, "want integer, got %s: %w", d[start:i], errIntRange)
+	}
+	return v, nil
+}
+
+func (p *jsonParser) parseTime(at *fpath) (time.Time, *SyntaxError) {
+	s, err := p.parseStringBytes(at)
+	if err != nil {
+		return time.Time{}, err
+	}
+	t, perr := time.Parse(time.RFC3339Nano, string(s))
+	if perr != nil {
+		return time.Time{}, p.fail(at, "want RFC 3339 time, got %q", s)
+	}
+	t = t.UTC()
+	if y := t.Year(); y < 0 || y > 9999 {
+		return time.Time{}, p.fail(at, "time %q is outside years 0000-9999 in UTC", s)
+	}
+	return t, nil
+}
+
+func (p *jsonParser) parseString(at *fpath) (string, *SyntaxError) {
+	b, err := p.parseStringBytes(at)
+	return string(b), err
+}
+
+// parseStringBytes parses a JSON string. The result aliases the line or the
+// scratch buffer and is valid until the next call.
+func (p *jsonParser) parseStringBytes(at *fpath) ([]byte, *SyntaxError) {
+	if !p.at('"') {
+		return nil, p.fail(at, "want string, got %s", p.got())
+	}
+	d := p.data
+	start := p.pos + 1
+	i := start
+	for i < len(d) {
+		c := d[i]
+		if c == '"' {
+			p.pos = i + 1
+			return d[start:i], nil
+		}
+		if c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
+			break
+		}
+		i++
+	}
+	p.buf = append(p.buf[:0], d[start:i]...)
+	for i < len(d) {
+		c := d[i]
+		switch {
+		case c == '"':
+			p.pos = i + 1
+			return p.buf, nil
+		case c < 0x20:
+			return nil, p.fail(at, "control character %q in string", rune(c))
+		case c == '\\':
+			n, err := p.unescape(d, i, at)
+			if err != nil {
+				return nil, err
+			}
+			i = n
+		case c < utf8.RuneSelf:
+			p.buf = append(p.buf, c)
+			i++
+		default:
+			r, size := utf8.DecodeRune(d[i:])
+			if r == utf8.RuneError && size == 1 {
+				p.buf = append(p.buf, "\ufffd"...)
+			} else {
+				p.buf = append(p.buf, d[i:i+size]...)
+			}
+			i += size
+		}
+	}
+	return nil, p.fail(at, "unterminated string")
+}
+
+// unescape decodes the escape at d[i] into p.buf and returns the index
+// after it.
+func (p *jsonParser) unescape(d []byte, i int, at *fpath) (int, *SyntaxError) {
+	if i+1 >= len(d) {
+		return 0, p.fail(at, "unterminated string")
+	}
+	switch c := d[i+1]; c {
+	case '"', '\\', '/':
+		p.buf = append(p.buf, c)
+	case 'b':
+		p.buf = append(p.buf, '\b')
+	case 'f':
+		p.buf = append(p.buf, '\f')
+	case 'n':
+		p.buf = append(p.buf, '\n')
+	case 'r':
+		p.buf = append(p.buf, '\r')
+	case 't':
+		p.buf = append(p.buf, '\t')
+	case 'u':
+		r, ok := hex4(d, i+2)
+		if !ok {
+			return 0, p.fail(at, "invalid \\u escape in string")
+		}
+		n := i + 6
+		if utf16.IsSurrogate(r) {
+			r2, ok2 := rune(0), false
+			if n+1 < len(d) && d[n] == '\\' && d[n+1] == 'u' {
+				r2, ok2 = hex4(d, n+2)
+			}
+			if dec := utf16.DecodeRune(r, r2); ok2 && dec != utf8.RuneError {
+				r, n = dec, n+6
+			} else {
+				r = utf8.RuneError
+			}
+		}
+		p.buf = utf8.AppendRune(p.buf, r)
+		return n, nil
+	default:
+		return 0, p.fail(at, "invalid escape %q in string", "\\"+string(rune(c)))
+	}
+	return i + 2, nil
+}
+
+func hex4(d []byte, i int) (rune, bool) {
+	if i+4 > len(d) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range d[i : i+4] {
+		switch {
+		case c >= '0' && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case c >= 'a' && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
+}

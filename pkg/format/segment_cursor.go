@@ -1,0 +1,227 @@
+package format
+
+import (
+	"io"
+
+	"github.com/parquet-go/parquet-go"
+)
+
+// colCursor walks the values of one leaf column across pages.
+type colCursor struct {
+	pages  parquet.Pages
+	page   parquet.Page
+	path   string
+	kind   parquet.Kind
+	maxDef byte
+	maxRep byte
+
+	def, rep []byte // levels of the page; nil when the column has none
+	li, n    int    // next level (or value, for flat required columns) and their count
+
+	vi    int // next value
+	nvals int
+	i32   []int32
+	i64   []int64
+	bits  []byte
+	data  []byte
+	offs  []uint32
+	idx   []int32 // dictionary indexes when the page is dictionary encoded
+
+	dictOf  parquet.Dictionary
+	dictStr []string
+	dictI32 []int32
+	dictI64 []int64
+}
+
+func (c *colCursor) open(chunk parquet.ColumnChunk) {
+	c.close()
+	c.pages = chunk.Pages()
+	c.li, c.n = 0, 0
+}
+
+func (c *colCursor) close() {
+	if c.page != nil {
+		parquet.Release(c.page)
+		c.page = nil
+	}
+	if c.pages != nil {
+		_ = c.pages.Close()
+		c.pages = nil
+	}
+}
+
+// load makes sure a level (or value) is available.
+func (c *colCursor) load() {
+	for c.li >= c.n {
+		if c.page != nil {
+			parquet.Release(c.page)
+			c.page = nil
+		}
+		page, err := c.pages.ReadPage()
+		if err == io.EOF {
+			corruptf("column %s ends before the rows do", c.path)
+		}
+		if err != nil {
+			corruptf("column %s: %v", c.path, err)
+		}
+		c.setPage(page)
+	}
+}
+
+func (c *colCursor) setPage(page parquet.Page) {
+	c.page = page
+	c.n, c.li, c.vi = int(page.NumValues()), 0, 0
+	c.def, c.rep = nil, nil
+	if c.maxDef > 0 {
+		c.def = page.DefinitionLevels()
+		if len(c.def) != c.n {
+			corruptf("column %s: %d definition levels for %d values", c.path, len(c.def), c.n)
+		}
+	}
+	if c.maxRep > 0 {
+		c.rep = page.RepetitionLevels()
+		if len(c.rep) != c.n {
+			corruptf("column %s: %d repetition levels for %d values", c.path, len(c.rep), c.n)
+		}
+	}
+	values := page.Data()
+	c.idx = nil
+	if dict := page.Dictionary(); dict != nil {
+		c.idx = values.Int32()
+		c.nvals = len(c.idx)
+		c.loadDictionary(dict)
+		return
+	}
+	switch c.kind {
+	case parquet.Int32:
+		c.i32 = values.Int32()
+		c.nvals = len(c.i32)
+	case parquet.Int64:
+		c.i64 = values.Int64()
+		c.nvals = len(c.i64)
+	case parquet.Boolean:
+		c.bits = values.Boolean()
+		c.nvals = 8 * len(c.bits)
+	case parquet.ByteArray:
+		c.data, c.offs = values.ByteArray()
+		c.nvals = max(len(c.offs)-1, 0)
+	}
+}
+
+func (c *colCursor) loadDictionary(dict parquet.Dictionary) {
+	if dict == c.dictOf {
+		return
+	}
+	c.dictOf = dict
+	values := dict.Page().Data()
+	switch c.kind {
+	case parquet.Int32:
+		c.dictI32 = values.Int32()
+	case parquet.Int64:
+		c.dictI64 = values.Int64()
+	case parquet.ByteArray:
+		data, offs := values.ByteArray()
+		c.dictStr = make([]string, max(len(offs)-1, 0))
+		for i := range c.dictStr {
+			c.dictStr[i] = string(data[offs[i]:offs[i+1]])
+		}
+	default:
+		corruptf("column %s: dictionary encoding of %s", c.path, c.kind)
+	}
+}
+
+// level consumes the next level pair.
+func (c *colCursor) level() (rep, def byte) {
+	c.load()
+	if c.rep != nil {
+		rep = c.rep[c.li]
+	}
+	if c.def != nil {
+		def = c.def[c.li]
+	}
+	c.li++
+	if def > c.maxDef || rep > c.maxRep {
+		corruptf("column %s: levels %d/%d above %d/%d", c.path, rep, def, c.maxRep, c.maxDef)
+	}
+	return rep, def
+}
+
+// continues reports whether the next value of a repeated column continues
+// the current row.
+func (c *colCursor) continues() bool {
+	if c.li >= c.n {
+		if c.page != nil {
+			parquet.Release(c.page)
+			c.page = nil
+		}
+		page, err := c.pages.ReadPage()
+		if err == io.EOF {
+			return false
+		}
+		if err != nil {
+			corruptf("column %s: %v", c.path, err)
+		}
+		c.setPage(page)
+		if c.n == 0 {
+			return c.continues()
+		}
+	}
+	return c.rep[c.li] > 0
+}
+
+func (c *colCursor) value() int {
+	if c.vi >= c.nvals {
+		corruptf("column %s: more levels than values", c.path)
+	}
+	c.vi++
+	return c.vi - 1
+}
+
+func (c *colCursor) int32v() int32 {
+	i := c.value()
+	if c.idx != nil {
+		return c.dictI32[c.dictIndex(i, len(c.dictI32))]
+	}
+	return c.i32[i]
+}
+
+func (c *colCursor) int64v() int64 {
+	i := c.value()
+	if c.idx != nil {
+		return c.dictI64[c.dictIndex(i, len(c.dictI64))]
+	}
+	return c.i64[i]
+}
+
+func (c *colCursor) boolv() bool {
+	i := c.value()
+	return c.bits[i/8]&(1<<(i%8)) != 0
+}
+
+func (c *colCursor) str() string {
+	i := c.value()
+	if c.idx != nil {
+		return c.dictStr[c.dictIndex(i, len(c.dictStr))]
+	}
+	return string(c.data[c.offs[i]:c.offs[i+1]])
+}
+
+func (c *colCursor) bytesv() []byte {
+	i := c.value()
+	if c.idx != nil {
+		corruptf("column %s: dictionary encoded bytes", c.path)
+	}
+	b := c.data[c.offs[i]:c.offs[i+1]]
+	if len(b) == 0 {
+		return nil
+	}
+	return append([]byte(nil), b...)
+}
+
+func (c *colCursor) dictIndex(i, n int) int {
+	j := int(c.idx[i])
+	if j < 0 || j >= n {
+		corruptf("column %s: dictionary index %d of %d", c.path, j, n)
+	}
+	return j
+}
