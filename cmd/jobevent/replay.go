@@ -25,8 +25,9 @@ func newReplayCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "replay",
 		Usage: "say which subtasks a master failover would keep, rerun or run, and why",
-		UsageText: "jobevent replay LOG --dry-run [--at SEQ] [--lost-worker W]... [--lost-partition V/I]... [--no-workers] [--available FILE] [--verbose] [--format table|json]\n\n" +
+		UsageText: "jobevent replay LOG --dry-run [--at SEQ] [--lost-worker W]... [--lost-partition V/I]... [--no-workers] [--available FILE] [--verbose] [--sweep [--points N]] [--format table|json]\n\n" +
 			"EXAMPLES:\n" +
+			"   jobevent replay testdata/logs/failover.jsonl --dry-run --sweep --points 20\n" +
 			"   jobevent replay file:///var/lib/jobevent?prefix=jobs/wordcount/ --dry-run\n" +
 			"   jobevent replay testdata/logs/running.jsonl --dry-run --lost-worker w2\n" +
 			"   jobevent replay ./jobevents --dry-run --at 120 --format json | jq .summary",
@@ -37,7 +38,9 @@ func newReplayCommand() *cli.Command {
 			"--no-workers empties it, and --lost-worker / --lost-partition subtract from it.\n" +
 			"The table shows keep/rerun/run counts per vertex and the reruns with their reasons\n" +
 			"(--verbose: every subtask). Without --dry-run, replay recovers the job for real from the\n" +
-			"log and its job.yaml (the same as \"jobevent run --resume\").",
+			"log and its job.yaml (the same as \"jobevent run --resume\").\n" +
+			"--sweep folds the log once and calls the same plan after each sampled event (up to --at),\n" +
+			"with the same availability flags: the exposure curve, what a failover would cost then.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "dry-run", Usage: "print the plan; change nothing"},
 			&cli.Int64Flag{Name: "at", Usage: "plan as if the master died after event `SEQ`", DefaultText: "the last"},
@@ -46,6 +49,8 @@ func newReplayCommand() *cli.Command {
 			&cli.BoolFlag{Name: "no-workers", Usage: "no worker comes back: no partition is available"},
 			&cli.StringFlag{Name: "available", Usage: "JSON `FILE` listing the available partitions"},
 			&cli.BoolFlag{Name: "verbose", Usage: "table: list every subtask, not only the reruns"},
+			&cli.BoolFlag{Name: "sweep", Usage: "print the exposure sweep: the plan's cost as if the master died after each sampled event"},
+			&cli.IntFlag{Name: "points", Usage: "--sweep: at most `N` points, evenly spaced (0: every event)", Value: defaultSweepPoints},
 			formatFlag("table", "json"),
 		},
 		Action: runReplay,
@@ -64,6 +69,9 @@ func runReplay(c *cli.Context) error {
 	if at < 0 {
 		return usagef(c, "bad --at %d: want a seq >= 0", at)
 	}
+	if c.Bool("sweep") && !c.Bool("dry-run") {
+		return usagef(c, "--sweep needs --dry-run")
+	}
 	if !c.Bool("dry-run") {
 		if recoverJob == nil {
 			return fmt.Errorf("replay: recovering for real is not available in this build; use --dry-run to print the plan, or \"jobevent run SPEC --resume\"")
@@ -75,6 +83,9 @@ func runReplay(c *cli.Context) error {
 		return err
 	}
 	defer src.Close()
+	if c.Bool("sweep") {
+		return runSweep(c, src, replay.SweepOptions{Until: at, Available: opts})
+	}
 	st, err := replay.Fold(src, at)
 	printNotices(c.App.ErrWriter, src.Notices())
 	if err != nil {

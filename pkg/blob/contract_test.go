@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/jobevent/jobevent/internal/blobtest"
+	"github.com/jobevent/jobevent/internal/blobtest/gcstest"
 	"github.com/jobevent/jobevent/pkg/format"
 )
 
@@ -53,6 +54,20 @@ func TestContract(t *testing.T) {
 			// The heartbeat was written before the server's clock moved.
 			backdate: func(t *testing.T, l *Log, key string, d time.Duration) { srv.Advance(d) },
 		})
+	})
+	t.Run("gs", func(t *testing.T) {
+		bucket := gcstest.NewServer(t).Bucket(t)
+		var n atomic.Int64
+		runContract(t, backend{newLog: func(t *testing.T) string {
+			return blobtest.WithPrefix(bucket, fmt.Sprintf("jobs/j%d/", n.Add(1)))
+		}})
+	})
+	t.Run("azblob", func(t *testing.T) {
+		bucket := blobtest.NewAzurite(t).Bucket(t)
+		var n atomic.Int64
+		runContract(t, backend{newLog: func(t *testing.T) string {
+			return blobtest.WithPrefix(bucket, fmt.Sprintf("jobs/j%d/", n.Add(1)))
+		}})
 	})
 }
 

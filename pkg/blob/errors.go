@@ -59,6 +59,7 @@ type NoLogError struct {
 	Reason string // e.g. `directory /var/lib/jobevent does not exist`; may be empty
 }
 
+// Error returns "no event log at URL", with the reason when known.
 func (e *NoLogError) Error() string {
 	if e.Reason == "" {
 		return "no event log at " + e.URL
@@ -79,6 +80,7 @@ type CorruptError struct {
 	Err error
 }
 
+// Error returns "KEY: what is wrong".
 func (e *CorruptError) Error() string { return fmt.Sprintf("%s: %v", e.Key, e.Err) }
 
 // Unwrap returns the underlying error.

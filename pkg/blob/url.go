@@ -18,6 +18,7 @@ import (
 	_ "gocloud.dev/blob/gcsblob"   // gs://
 	"gocloud.dev/blob/memblob"
 	_ "gocloud.dev/blob/s3blob" // s3://
+	"gocloud.dev/gcerrors"
 )
 
 // Schemes lists the URL schemes Open and Create accept.
@@ -155,7 +156,13 @@ func openCloud(ctx context.Context, loc *location) (objectStore, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", loc, err)
 	}
-	ok, err := b.IsAccessible(ctx)
+	// Like b.IsAccessible, but within the prefix: credentials may be
+	// limited to it.
+	_, _, err = b.ListPage(ctx, gcblob.FirstPageToken, 1, &gcblob.ListOptions{Prefix: loc.prefix})
+	ok := gcerrors.Code(err) != gcerrors.NotFound
+	if !ok {
+		err = nil
+	}
 	if err != nil {
 		b.Close()
 		return nil, fmt.Errorf("open %s: bucket %q: %w", loc, loc.bucket, err)

@@ -22,48 +22,63 @@ func throughput(b *testing.B) func(events int) {
 	}
 }
 
+// segmentSizes are the segment sizes benchmarked: a typical flush of the
+// writer and a compacted segment.
+var segmentSizes = []struct {
+	name string
+	n    int
+}{{"1k", 1_000}, {"100k", benchEvents}}
+
 func BenchmarkEncodeSegment(b *testing.B) {
-	events := realisticEvents(benchEvents, 1)
-	var buf bytes.Buffer
-	b.ReportAllocs()
-	report := throughput(b)
-	for b.Loop() {
-		buf.Reset()
-		if err := EncodeSegment(&buf, events); err != nil {
-			b.Fatal(err)
-		}
+	for _, size := range segmentSizes {
+		b.Run(size.name, func(b *testing.B) {
+			events := realisticEvents(size.n, 1)
+			var buf bytes.Buffer
+			b.ReportAllocs()
+			report := throughput(b)
+			for b.Loop() {
+				buf.Reset()
+				if err := EncodeSegment(&buf, events); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(buf.Len())/float64(size.n), "B/event")
+			report(size.n)
+		})
 	}
-	b.ReportMetric(float64(buf.Len())/benchEvents, "B/event")
-	report(benchEvents)
 }
 
 func BenchmarkDecodeSegment(b *testing.B) {
-	data := encode(b, realisticEvents(benchEvents, 1))
-	buf := make([]Event, segmentBatch)
-	b.ReportAllocs()
-	report := throughput(b)
-	for b.Loop() {
-		sr, err := OpenSegment(data)
-		if err != nil {
-			b.Fatal(err)
-		}
-		total := 0
-		for {
-			n, err := sr.Read(buf)
-			total += n
-			if err == io.EOF {
-				break
+	for _, size := range segmentSizes {
+		b.Run(size.name, func(b *testing.B) {
+			data := encode(b, realisticEvents(size.n, 1))
+			buf := make([]Event, segmentBatch)
+			b.ReportAllocs()
+			report := throughput(b)
+			for b.Loop() {
+				sr, err := OpenSegment(data)
+				if err != nil {
+					b.Fatal(err)
+				}
+				total := 0
+				for {
+					n, err := sr.Read(buf)
+					total += n
+					if err == io.EOF {
+						break
+					}
+					if err != nil {
+						b.Fatal(err)
+					}
+				}
+				if total != size.n {
+					b.Fatalf("decoded %d events, want %d", total, size.n)
+				}
 			}
-			if err != nil {
-				b.Fatal(err)
-			}
-		}
-		if total != benchEvents {
-			b.Fatalf("decoded %d events, want %d", total, benchEvents)
-		}
+			b.ReportMetric(float64(len(data))/float64(size.n), "B/event")
+			report(size.n)
+		})
 	}
-	b.ReportMetric(float64(len(data))/benchEvents, "B/event")
-	report(benchEvents)
 }
 
 func BenchmarkAppendJSON(b *testing.B) {

@@ -23,12 +23,12 @@ type row struct {
 
 	Graph *graphRow `parquet:"graph,optional"`
 
-	Master     *string `parquet:"master,optional,dict"`
-	Recovering *bool   `parquet:"recovering,optional"`
+	Master     *string `parquet:"master,optional,dict,uncompressed"`
+	Recovering *bool   `parquet:"recovering,optional,uncompressed"`
 
 	Vertex      *string `parquet:"vertex,optional,dict"`
 	Subtask     *int32  `parquet:"subtask,optional"`
-	Parallelism *int32  `parquet:"parallelism,optional"`
+	Parallelism *int32  `parquet:"parallelism,optional,uncompressed"`
 	Attempt     *int32  `parquet:"attempt,optional"`
 	Worker      *string `parquet:"worker,optional,dict"`
 
@@ -38,14 +38,14 @@ type row struct {
 	BytesOut   *int64         `parquet:"bytes_out,optional"`
 	Partitions []partitionRow `parquet:"partitions,optional,list"`
 
-	Error *string `parquet:"error,optional,dict"`
+	Error *string `parquet:"error,optional,dict,uncompressed"`
 
 	Subtasks []subtaskRow `parquet:"subtasks,optional,list"`
-	Reason   *string      `parquet:"reason,optional,dict"`
+	Reason   *string      `parquet:"reason,optional,dict,uncompressed"`
 
 	Coordinators []coordinatorRow `parquet:"coordinators,optional,list"`
 
-	Status *string `parquet:"status,optional,dict"`
+	Status *string `parquet:"status,optional,dict,uncompressed"`
 }
 
 type graphRow struct {
@@ -54,17 +54,17 @@ type graphRow struct {
 }
 
 type vertexRow struct {
-	ID             string `parquet:"id,dict"`
-	Operator       string `parquet:"operator,dict"`
-	Parallelism    int32  `parquet:"parallelism"`
-	MaxParallelism int32  `parquet:"max_parallelism"`
-	Coordinator    string `parquet:"coordinator,dict"`
+	ID             string `parquet:"id,dict,uncompressed"`
+	Operator       string `parquet:"operator,dict,uncompressed"`
+	Parallelism    int32  `parquet:"parallelism,uncompressed"`
+	MaxParallelism int32  `parquet:"max_parallelism,uncompressed"`
+	Coordinator    string `parquet:"coordinator,dict,uncompressed"`
 }
 
 type edgeRow struct {
-	From    string `parquet:"from,dict"`
-	To      string `parquet:"to,dict"`
-	Pattern string `parquet:"pattern,dict"`
+	From    string `parquet:"from,dict,uncompressed"`
+	To      string `parquet:"to,dict,uncompressed"`
+	Pattern string `parquet:"pattern,dict,uncompressed"`
 }
 
 type partitionRow struct {
@@ -74,13 +74,13 @@ type partitionRow struct {
 }
 
 type subtaskRow struct {
-	Vertex  string `parquet:"vertex,dict"`
-	Subtask int32  `parquet:"subtask,delta"`
+	Vertex  string `parquet:"vertex,dict,uncompressed"`
+	Subtask int32  `parquet:"subtask,delta,uncompressed"`
 }
 
 type coordinatorRow struct {
-	Vertex string `parquet:"vertex,dict"`
-	State  []byte `parquet:"state"`
+	Vertex string `parquet:"vertex,dict,uncompressed"`
+	State  []byte `parquet:"state,uncompressed"`
 }
 
 // Segment time range: nanoseconds since 1970 in an int64.

@@ -72,34 +72,59 @@ func encodeSegment(buf *bytes.Buffer, events []Event, version string, extra ...p
 }
 
 func encodeSegmentGroups(buf *bytes.Buffer, events []Event, version string, groupRows int, extra ...parquet.WriterOption) error {
-	var enc *segmentEncoder
-	if version == SchemaVersion && len(extra) == 0 && groupRows == rowGroupRows {
-		enc = encoders.Get().(*segmentEncoder)
-		defer encoders.Put(enc)
-	} else {
-		enc = newSegmentEncoder(version, extra...)
+	if version != SchemaVersion || len(extra) > 0 || groupRows != rowGroupRows {
+		enc := newSegmentEncoder(version, extra...)
 		enc.groupRows = groupRows
+		return enc.encode(buf, events)
 	}
+	enc := encoders.Get().(*segmentEncoder)
+	if err := enc.encode(buf, events); err != nil {
+		return err // enc is dropped: its writer may hold a partial file
+	}
+	encoders.Put(enc)
+	return nil
+}
+
+// encode writes one segment to buf and leaves enc ready for the next.
+func (enc *segmentEncoder) encode(buf *bytes.Buffer, events []Event) error {
 	enc.w.Reset(buf)
 	for start := 0; start < len(events); start += segmentBatch {
 		batch := events[start:min(start+segmentBatch, len(events))]
 		if err := enc.writeBatch(batch); err != nil {
-			enc.w.Reset(io.Discard)
 			return fmt.Errorf("format: encode segment: %w", err)
 		}
 		if end := start + len(batch); end%enc.groupRows == 0 && end < len(events) {
 			if err := enc.w.Flush(); err != nil {
-				enc.w.Reset(io.Discard)
 				return fmt.Errorf("format: encode segment: %w", err)
 			}
 		}
 	}
-	err := enc.w.Close()
-	enc.w.Reset(io.Discard)
-	if err != nil {
+	if err := enc.w.Close(); err != nil {
 		return fmt.Errorf("format: encode segment: %w", err)
 	}
+	detachColumnPaths(enc.w)
+	enc.w.Reset(io.Discard)
 	return nil
+}
+
+// detachColumnPaths works around parquet-go v0.32.0's Writer.Reset, which
+// clears the path_in_schema of the previous file's column chunks in place:
+// those slices share their backing array with the column writers' own
+// paths, so every file after the first would be written with empty
+// path_in_schema strings (DuckDB tolerates that; other readers need not).
+// Dropping the references before Reset leaves the paths intact.
+// TestEncodeSegment_ReusedEncoder holds this.
+func detachColumnPaths(w *parquet.Writer) {
+	file := w.File()
+	if file == nil {
+		return
+	}
+	md := file.Metadata()
+	for i := range md.RowGroups {
+		for j := range md.RowGroups[i].Columns {
+			md.RowGroups[i].Columns[j].MetaData.PathInSchema = nil
+		}
+	}
 }
 
 func (enc *segmentEncoder) writeBatch(events []Event) error {

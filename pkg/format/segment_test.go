@@ -278,3 +278,40 @@ func TestSegment_PagesAndRowGroups(t *testing.T) {
 		}
 	}
 }
+
+// TestEncodeSegment_ReusedEncoder checks that an encoder used again writes
+// the same bytes as a fresh one, with every column's path_in_schema.
+func TestEncodeSegment_ReusedEncoder(t *testing.T) {
+	events := realisticEvents(1000, 1)
+	fresh := func() []byte {
+		var buf bytes.Buffer
+		if err := newSegmentEncoder(SchemaVersion).encode(&buf, events); err != nil {
+			t.Fatal(err)
+		}
+		return buf.Bytes()
+	}
+	want := fresh()
+	enc := newSegmentEncoder(SchemaVersion)
+	for i := range 3 {
+		var buf bytes.Buffer
+		if err := enc.encode(&buf, realisticEvents(10+i*100, uint64(i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var buf bytes.Buffer
+	if err := enc.encode(&buf, events); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(buf.Bytes(), want) {
+		t.Fatalf("reused encoder wrote %d bytes, a fresh one %d", buf.Len(), len(want))
+	}
+	f, err := parquet.OpenFile(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range f.Metadata().RowGroups[0].Columns {
+		if got := strings.Join(c.MetaData.PathInSchema, "."); got != columnPaths[i] {
+			t.Errorf("column %d path_in_schema = %q, want %q", i, got, columnPaths[i])
+		}
+	}
+}

@@ -34,7 +34,7 @@ var memBuckets = struct {
 type bucketOpener struct {
 	dir string
 
-	mu   sync.Mutex
+	mu    sync.Mutex
 	cache map[string]*gcblob.Bucket
 }
 

@@ -52,6 +52,9 @@ type Options struct {
 	// Settings, when set, adjusts the spec's settings before the run
 	// (tests shorten timeouts with it).
 	Settings func(*Settings)
+
+	// onNet lets tests reach the in-process network (lose partitions).
+	onNet func(*localNet)
 }
 
 func (o *Options) defaults(job string) error {
@@ -241,6 +244,9 @@ func runCluster(ctx context.Context, cfg masterConfig, opts Options) (*Summary, 
 		net.add(w)
 		workers = append(workers, w)
 	}
+	if opts.onNet != nil {
+		opts.onNet(net)
+	}
 	mctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var wg sync.WaitGroup
@@ -277,10 +283,19 @@ type localNet struct {
 	mu      sync.Mutex
 	workers map[string]*workerCore
 	down    map[string]bool
+	lost    map[partID]bool
 }
 
 func newLocalNet() *localNet {
-	return &localNet{workers: map[string]*workerCore{}, down: map[string]bool{}}
+	return &localNet{workers: map[string]*workerCore{}, down: map[string]bool{}, lost: map[partID]bool{}}
+}
+
+// Lose makes one partition unreadable, as a failing disk would, while its
+// worker still lists it.
+func (n *localNet) Lose(id partID) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.lost[id] = true
 }
 
 func (n *localNet) add(w *workerCore) {
@@ -298,10 +313,13 @@ func (n *localNet) Disconnect(id string) {
 
 func (n *localNet) fetch(ctx context.Context, job string, in inputFetch) ([]byte, int64, error) {
 	n.mu.Lock()
-	w, down := n.workers[in.Worker], n.down[in.Worker]
+	w, down, lost := n.workers[in.Worker], n.down[in.Worker], n.lost[in.Partition]
 	n.mu.Unlock()
 	if w == nil || down {
 		return nil, 0, fmt.Errorf("worker %s unreachable: %w", in.Worker, ErrPartitionNotFound)
+	}
+	if lost {
+		return nil, 0, fmt.Errorf("%s on worker %s: %w", partString(in.Partition), in.Worker, ErrPartitionNotFound)
 	}
 	return w.serve(job, in.Partition, in.From, in.To)
 }

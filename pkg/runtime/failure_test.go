@@ -175,7 +175,7 @@ func TestRun_RestartStrategy(t *testing.T) {
 	if !reflect.DeepEqual(fails, wantFails) {
 		t.Errorf("failures = %q, want %q", fails, wantFails)
 	}
-	wantResets := []string{"[{flaky 1}] failure", "[{flaky 1}] failure"}
+	wantResets := []string{"[flaky/1] failure", "[flaky/1] failure"}
 	if !reflect.DeepEqual(resets, wantResets) {
 		t.Errorf("resets = %q, want %q", resets, wantResets)
 	}

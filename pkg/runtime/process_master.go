@@ -112,7 +112,9 @@ func runProcessEpoch(ctx context.Context, log *blob.Log, st *epochStart, opts Ma
 	defer buckets.Close()
 	if st.finished != "" {
 		fmt.Fprintf(opts.Stderr, "jobevent: job %s already %s (seq %d); nothing to run\n", spec.Job, st.finished, st.lastSeq)
-		vc := func(v *VertexSpec) *VertexContext { return &VertexContext{Job: spec.Job, Vertex: v.ID, buckets: buckets} }
+		vc := func(v *VertexSpec) *VertexContext {
+			return &VertexContext{Job: spec.Job, Vertex: v.ID, buckets: buckets}
+		}
 		finishCleanup(ctx, spec, vc, "", 0, logger(opts.Stderr, "master"))
 		return endedSummary(st, log.URL(), vc, time.Now()), nil
 	}

@@ -67,7 +67,9 @@ type attemptRef struct {
 	Attempt int32  `json:"attempt"`
 }
 
-func (a attemptRef) String() string { return fmt.Sprintf("%s/%d attempt %d", a.Vertex, a.Subtask, a.Attempt) }
+func (a attemptRef) String() string {
+	return fmt.Sprintf("%s/%d attempt %d", a.Vertex, a.Subtask, a.Attempt)
+}
 
 // taskReport is a worker's report of an attempt that ended.
 type taskReport struct {

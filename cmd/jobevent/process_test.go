@@ -1,0 +1,379 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jobevent/jobevent/pkg/blob"
+	"github.com/jobevent/jobevent/pkg/format"
+	"github.com/jobevent/jobevent/pkg/replay"
+)
+
+// The multi-process tests build the jobevent binary and run real
+// "jobevent worker" and "jobevent master" processes on 127.0.0.1.
+
+var binary struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("multi-process test skipped with -short")
+	}
+	binary.once.Do(func() {
+		dir, err := os.MkdirTemp("", "jobevent-bin-")
+		if err != nil {
+			binary.err = err
+			return
+		}
+		binary.path = filepath.Join(dir, "jobevent")
+		out, err := exec.Command("go", "build", "-o", binary.path, ".").CombinedOutput()
+		if err != nil {
+			binary.err = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if binary.err != nil {
+		t.Fatal(binary.err)
+	}
+	return binary.path
+}
+
+// slowJob is flink-failover with a one-second stage in the middle, so that
+// a master can be killed while attempts run.
+const slowJob = `job: slowjob
+vertices:
+  - {id: numbers, operator: sequence, args: {from: 0, to: 39999, splits: 8}, parallelism: 4}
+  - {id: mod, operator: map, args: {fn: mod, n: 10000}, parallelism: 4}
+  - {id: slow, operator: sleep, args: {duration: 1s}, parallelism: 2}
+  - {id: count, operator: count, parallelism: 4}
+  - {id: sink, operator: sink, args: {output: out}, parallelism: 2}
+edges:
+  - {from: numbers, to: mod, pattern: pointwise}
+  - {from: mod, to: slow, pattern: pointwise}
+  - {from: slow, to: count, pattern: all_to_all}
+  - {from: count, to: sink, pattern: pointwise}
+settings:
+  execution.batch.job-recovery.snapshot.min-pause: 0s
+  execution.batch.job-recovery.previous-worker.recovery.timeout: %s
+  job-event.store.write-buffer.flush-interval: 20ms
+  heartbeat.interval: 50ms
+  heartbeat.timeout: 600ms
+  restart-strategy.fixed-delay.delay: 0s
+`
+
+// procCluster is a job directory with its processes.
+type procCluster struct {
+	t    *testing.T
+	bin  string
+	dir  string
+	spec string
+	log  string
+	mu   sync.Mutex
+	logs map[string]*bytes.Buffer
+}
+
+func newProcCluster(t *testing.T, recoveryTimeout string) *procCluster {
+	c := &procCluster{t: t, bin: buildBinary(t), dir: t.TempDir(), logs: map[string]*bytes.Buffer{}}
+	c.spec = filepath.Join(c.dir, "slowjob.yaml")
+	if err := os.WriteFile(c.spec, []byte(fmt.Sprintf(slowJob, recoveryTimeout)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c.log = "file://" + filepath.Join(c.dir, "log")
+	t.Cleanup(func() {
+		if t.Failed() {
+			c.mu.Lock()
+			defer c.mu.Unlock()
+			for name, b := range c.logs {
+				t.Logf("--- %s:\n%s", name, b.String())
+			}
+		}
+	})
+	return c
+}
+
+// start starts "jobevent args..." as name, in the job directory.
+func (c *procCluster) start(name string, args ...string) *exec.Cmd {
+	c.t.Helper()
+	cmd := exec.Command(c.bin, args...)
+	cmd.Dir = c.dir
+	cmd.Env = append(os.Environ(), "JOBEVENT_TOKEN=s3cret")
+	var buf bytes.Buffer
+	c.mu.Lock()
+	c.logs[name] = &buf
+	c.mu.Unlock()
+	w := &lockedWriter{mu: &c.mu, w: &buf}
+	cmd.Stdout, cmd.Stderr = w, w
+	if err := cmd.Start(); err != nil {
+		c.t.Fatal(err)
+	}
+	c.t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+	})
+	return cmd
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+func (c *procCluster) worker(name string) *exec.Cmd {
+	return c.start(name, "worker", "--events", c.log, "--dir", filepath.Join(c.dir, "work", name), "--name", name)
+}
+
+// wait waits for cmd to exit, at most d, and returns its exit code.
+func wait(t *testing.T, cmd *exec.Cmd, d time.Duration) int {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			return exit.ExitCode()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return 0
+	case <-time.After(d):
+		cmd.Process.Kill()
+		<-done
+		t.Fatalf("%s still running after %v", strings.Join(cmd.Args, " "), d)
+		return -1
+	}
+}
+
+// events reads the log as it is now.
+func (c *procCluster) events() []format.Event {
+	ctx := context.Background()
+	l, err := blob.Open(ctx, c.log)
+	if errors.Is(err, blob.ErrNoLog) {
+		return nil
+	}
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	defer l.Close()
+	r, err := l.NewReader(ctx, blob.ReaderOptions{})
+	if errors.Is(err, blob.ErrNoLog) {
+		return nil
+	}
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	defer r.Close()
+	var out []format.Event
+	for {
+		e, err := r.Next()
+		if errors.Is(err, io.EOF) || errors.Is(err, blob.ErrNoLog) {
+			return out
+		}
+		if err != nil {
+			c.t.Fatal(err)
+		}
+		out = append(out, e)
+	}
+}
+
+// waitFor polls the log until cond holds, at most 20 seconds.
+func (c *procCluster) waitFor(what string, cond func([]format.Event) bool) {
+	c.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if cond(c.events()) {
+			return
+		}
+		if time.Now().After(deadline) {
+			c.t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond) // polling interval of the condition, not a wait for it
+	}
+}
+
+// slowRunning reports whether both attempts of the slow stage are
+// recorded as started.
+func slowRunning(events []format.Event) bool {
+	n := 0
+	for _, e := range events {
+		if e.Kind == format.KindSubtaskStarted && e.Vertex == "slow" {
+			n++
+		}
+	}
+	return n >= 2
+}
+
+// plan computes the dry run of the log as it is now.
+func (c *procCluster) plan(lostWorkers ...string) *replay.RecoveryPlan {
+	s, err := replay.Fold(&replay.SliceSource{Events: c.events()}, 0)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	avail, err := replay.BuildAvailability(s, replay.AvailabilityOptions{LostWorkers: lostWorkers})
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	return replay.Plan(s, avail)
+}
+
+// checkPrediction compares the plan with the subtask_started events of
+// epoch, and checks the job's answer.
+func (c *procCluster) checkPrediction(plan *replay.RecoveryPlan, epoch int32) {
+	c.t.Helper()
+	events := c.events()
+	var got, want []string
+	for _, e := range events {
+		if e.Epoch == epoch && e.Kind == format.KindSubtaskStarted {
+			got = append(got, fmt.Sprintf("%s/%d#%d", e.Vertex, e.Subtask, e.Attempt))
+		}
+	}
+	for _, s := range plan.Subtasks {
+		if s.Decision != replay.DecisionKeep {
+			want = append(want, fmt.Sprintf("%s/%d#%d", s.Vertex, s.Subtask, s.Attempt))
+		}
+	}
+	for _, v := range plan.Vertices {
+		for _, e := range events {
+			if !v.Initialized && e.Epoch == epoch && e.Kind == format.KindVertexInitialized && e.Vertex == v.Vertex {
+				for i := int32(0); i < e.Parallelism; i++ {
+					want = append(want, fmt.Sprintf("%s/%d#0", v.Vertex, i))
+				}
+			}
+		}
+	}
+	sort.Strings(got)
+	sort.Strings(want)
+	if !reflect.DeepEqual(got, want) {
+		c.t.Fatalf("epoch %d started %v\nplan predicted %v", epoch, got, want)
+	}
+	if last := events[len(events)-1]; last.Kind != format.KindJobFinished || last.Status != format.StatusFinished {
+		c.t.Fatalf("last event %s %s, want job_finished finished", last.Kind, last.Status)
+	}
+	c.checkAnswer()
+}
+
+// checkAnswer checks the job's output: 10000 keys, each counted 4 times.
+func (c *procCluster) checkAnswer() {
+	c.t.Helper()
+	keys := 0
+	for _, part := range []string{"part-00000", "part-00001"} {
+		data, err := os.ReadFile(filepath.Join(c.dir, "out", part))
+		if err != nil {
+			c.t.Fatal(err)
+		}
+		for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+			k, v, _ := strings.Cut(line, "\t")
+			if _, err := strconv.Atoi(k); err != nil || v != "4" {
+				c.t.Fatalf("output line %q, want <key>\\t4", line)
+			}
+			keys++
+		}
+	}
+	if keys != 10000 {
+		c.t.Fatalf("output has %d keys, want 10000", keys)
+	}
+}
+
+func TestProcesses_KillMasterAndResume(t *testing.T) {
+	c := newProcCluster(t, "10s")
+	w1, w2 := c.worker("w1"), c.worker("w2")
+	m1 := c.start("master1", "master", c.spec, "--events", c.log)
+	c.waitFor("the slow stage to run", slowRunning)
+	m1.Process.Signal(syscall.SIGKILL)
+	wait(t, m1, 10*time.Second)
+	plan := c.plan()
+	m2 := c.start("master2", "master", "--resume", "--events", c.log)
+	if code := wait(t, m2, 60*time.Second); code != 0 {
+		t.Fatalf("resumed master exit code %d", code)
+	}
+	for _, w := range []*exec.Cmd{w1, w2} {
+		if code := wait(t, w, 20*time.Second); code != 0 {
+			t.Fatalf("worker exit code %d", code)
+		}
+	}
+	c.checkPrediction(plan, 2)
+	if rerun := plan.Summary.Rerun; rerun != 2 {
+		t.Errorf("plan reruns %d subtasks, want the 2 slow ones", rerun)
+	}
+}
+
+func TestProcesses_Standby(t *testing.T) {
+	c := newProcCluster(t, "10s")
+	c.worker("w1")
+	c.worker("w2")
+	m1 := c.start("master1", "master", c.spec, "--events", c.log)
+	c.waitFor("the first master's epoch", func(events []format.Event) bool { return len(events) >= 2 })
+	standby := c.start("standby", "master", "--standby", "--events", c.log)
+	c.waitFor("the slow stage to run", slowRunning)
+	m1.Process.Signal(syscall.SIGKILL)
+	wait(t, m1, 10*time.Second)
+	plan := c.plan()
+	if code := wait(t, standby, 60*time.Second); code != 0 {
+		t.Fatalf("standby exit code %d", code)
+	}
+	c.checkPrediction(plan, 2)
+}
+
+func TestProcesses_WorkerLostDuringRecovery(t *testing.T) {
+	c := newProcCluster(t, "1500ms")
+	w1, w2 := c.worker("w1"), c.worker("w2")
+	m1 := c.start("master1", "master", c.spec, "--events", c.log)
+	c.waitFor("the slow stage to run", slowRunning)
+	m1.Process.Signal(syscall.SIGKILL)
+	w2.Process.Signal(syscall.SIGKILL)
+	wait(t, m1, 10*time.Second)
+	wait(t, w2, 10*time.Second)
+	// w2 never comes back: the recovering master waits out the
+	// shortened previous-worker-recovery-timeout, then reruns the
+	// producers whose partitions lived on w2.
+	plan := c.plan("w2")
+	m2 := c.start("master2", "master", "--resume", "--events", c.log)
+	if code := wait(t, m2, 60*time.Second); code != 0 {
+		t.Fatalf("resumed master exit code %d", code)
+	}
+	wait(t, w1, 20*time.Second)
+	c.checkPrediction(plan, 2)
+	lost := 0
+	for _, s := range plan.Subtasks {
+		for _, r := range s.Reasons {
+			if r == replay.ReasonPartitionLost {
+				lost++
+			}
+		}
+	}
+	if lost == 0 {
+		t.Fatal("plan without w2 reruns nothing for partition_lost")
+	}
+	c.mu.Lock()
+	out := c.logs["master2"].String()
+	c.mu.Unlock()
+	if !strings.Contains(out, "previous-worker-recovery-timeout") {
+		t.Errorf("master2 did not say it gave up waiting:\n%s", out)
+	}
+}

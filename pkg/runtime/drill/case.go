@@ -1,0 +1,294 @@
+package drill
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/jobevent/jobevent/pkg/format"
+	"github.com/jobevent/jobevent/pkg/replay"
+	"github.com/jobevent/jobevent/pkg/runtime"
+)
+
+// caseRun is one case being run: its directory and what its runs wrote
+// on stderr.
+type caseRun struct {
+	d      *driller
+	c      *Case
+	dir    runDir
+	stderr bytes.Buffer
+}
+
+// recovery is one resumed epoch and the dry run that predicted it.
+type recovery struct {
+	dry   *dryRun
+	epoch int32 // 0: the log already ended the job; nothing ran
+}
+
+// dryRun is the plan of a crashed log, computed the way `jobevent replay
+// --dry-run` computes it.
+type dryRun struct {
+	state *replay.State
+	plan  *replay.RecoveryPlan
+}
+
+// run runs the case to its verdict; whatever goes wrong is a problem of
+// the case.
+func (r *caseRun) run(ctx context.Context) {
+	c := r.c
+	dry := r.crash(ctx, c.Point)
+	if dry == nil {
+		return
+	}
+	avail, err := r.inject(ctx, dry.state)
+	if err != nil {
+		r.fail("inject %s: %v", c.Fault, err)
+		return
+	}
+	if c.Fault == FaultTornTail {
+		dry = nil // the log changed: read it again
+	}
+	second := int64(0)
+	if c.Fault == FaultDouble {
+		second = dry.state.LastSeq() + 1 + c.Point%3
+	}
+	var recs []recovery
+	for {
+		rec, crashedAgain, ok := r.recover(ctx, dry, avail, second)
+		if !ok {
+			return
+		}
+		recs = append(recs, rec)
+		if !crashedAgain {
+			break
+		}
+		c.SecondPoint, second = second, 0
+		dry, avail = nil, replay.AvailabilityOptions{}
+	}
+	r.judge(ctx, recs)
+}
+
+// crash runs the job until the master dies after event k and returns the
+// crashed log folded (over a blob reader, as the dry run folds it); nil
+// after recording a problem.
+func (r *caseRun) crash(ctx context.Context, k int64) *dryRun {
+	sum, _, err := r.d.runJob(ctx, r.dir, FaultMaster, false, k, &r.stderr)
+	var ce *runtime.CrashError
+	if !errors.As(err, &ce) {
+		if err == nil {
+			err = fmt.Errorf("the job ended %s at seq %d", sum.Status, sum.LastSeq)
+		}
+		r.fail("the master was to crash after seq %d: %v", k, err)
+		return nil
+	}
+	st, events, err := foldLog(ctx, r.dir.logURL())
+	if err != nil {
+		r.fail("%v", err)
+		return nil
+	}
+	if diff := r.d.diverged(events, k); diff != "" {
+		r.fail("the crashed run is not the clean run up to seq %d: %s", k, diff)
+		return nil
+	}
+	return &dryRun{state: st}
+}
+
+// inject applies the case's fault to the crashed log and the workers'
+// partitions, and returns what the dry run must be told about it.
+func (r *caseRun) inject(ctx context.Context, crashed *replay.State) (replay.AvailabilityOptions, error) {
+	c := r.c
+	switch c.Fault {
+	case FaultWorker:
+		c.LostWorker = busiestWorker(crashed)
+		if err := os.RemoveAll(r.dir.partitionDir(c.LostWorker)); err != nil {
+			return replay.AvailabilityOptions{}, err
+		}
+		return replay.AvailabilityOptions{LostWorkers: []string{c.LostWorker}}, nil
+	case FaultTornTail:
+		key, size, err := tearNewest(ctx, r.dir)
+		if err != nil {
+			return replay.AvailabilityOptions{}, err
+		}
+		c.TornSegment, c.TornSize = key, size
+	case FaultSlowWorkers:
+		// The embedded runtime cannot hold its workers back past the
+		// timeout: their partitions are taken away instead, so that
+		// none is reported in time, which is what the master sees.
+		entries, err := os.ReadDir(r.dir.workDir())
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			return replay.AvailabilityOptions{}, err
+		}
+		for _, e := range entries {
+			if err := os.RemoveAll(r.dir.partitionDir(e.Name())); err != nil {
+				return replay.AvailabilityOptions{}, err
+			}
+		}
+		return replay.AvailabilityOptions{NoWorkers: true}, nil
+	}
+	return replay.AvailabilityOptions{}, nil
+}
+
+// busiestWorker returns the worker holding the most recorded partitions
+// of the finished attempts (ties: the lowest id), "w1" when none has any.
+func busiestWorker(st *replay.State) string {
+	counts := map[string]int{}
+	for _, p := range st.Partitions() {
+		counts[p.Worker]++
+	}
+	best, n := "w1", 0
+	for w, k := range counts {
+		if k > n || k == n && w < best {
+			best, n = w, k
+		}
+	}
+	return best
+}
+
+// recover takes the dry run of the crashed log (dry holds it folded
+// already, or is nil), then resumes the job: to its end, or until the
+// master dies after event crashAfter (> 0), which it reports. It returns
+// false after recording a problem.
+func (r *caseRun) recover(ctx context.Context, dry *dryRun, avail replay.AvailabilityOptions, crashAfter int64) (rec recovery, crashed, ok bool) {
+	var err error
+	if dry == nil {
+		dry, err = r.d.fold(ctx, r.dir.logURL())
+	}
+	if err == nil {
+		err = r.d.plan(dry, avail)
+	}
+	if err != nil {
+		r.fail("dry run: %v", err)
+		return recovery{}, false, false
+	}
+	sum, took, err := r.d.runJob(ctx, r.dir, r.c.Fault, true, crashAfter, &r.stderr)
+	r.c.RecoveryMs += float64(took.Microseconds()) / 1000
+	var ce *runtime.CrashError
+	switch {
+	case errors.As(err, &ce):
+		crashed = true
+	case err != nil:
+		r.fail("resume: %v", err)
+		return recovery{}, false, false
+	case sum.Status != format.StatusFinished:
+		r.fail("resume: the job ended %s", sum.Status)
+		return recovery{}, false, false
+	}
+	rec = recovery{dry: dry}
+	if !sum.AlreadyEnded {
+		rec.epoch = sum.Epoch
+	}
+	return rec, crashed, true
+}
+
+// judge compares every recovery's prediction with what its epoch started,
+// the output with the clean output, and validates the recovered log.
+func (r *caseRun) judge(ctx context.Context, recs []recovery) {
+	c := r.c
+	events, err := readEvents(ctx, r.dir.logURL())
+	if err != nil {
+		r.fail("%v", err)
+		return
+	}
+	order := r.d.order
+	c.Match = true
+	for i, rec := range recs {
+		predicted := predictedStarts(rec.dry.plan, rec.dry.state.Graph(), events, rec.epoch)
+		actual := starts{}
+		if rec.epoch != 0 {
+			actual = startedIn(events, rec.epoch)
+		}
+		last := i == len(recs)-1
+		if diffs := compareStarts(order, predicted, actual, !last); len(diffs) > 0 {
+			c.Match = false
+			for _, d := range diffs {
+				r.problem("recovery after seq %d (epoch %d): %s", rec.dry.state.LastSeq(), rec.epoch, d)
+			}
+		}
+		cost := redone(rec.dry.state, actual)
+		c.RedoneSubtasks += cost.Subtasks
+		c.RedoneBytes += cost.Bytes
+		if last {
+			c.Predicted, c.Actual = order.list(predicted), order.list(actual)
+		}
+	}
+	r.judgeOutput()
+	findings := validationErrors(events)
+	c.LogErrors = len(findings)
+	for i, f := range findings {
+		if i == 3 {
+			r.problem("recovered log: %d more validate errors", len(findings)-i)
+			break
+		}
+		r.problem("recovered log: %s", f)
+	}
+}
+
+func (r *caseRun) judgeOutput() {
+	got, err := readOutput(r.dir, r.d.outputRoots)
+	if err != nil {
+		r.fail("%v", err)
+		return
+	}
+	if diff := diffOutput(r.d.cleanOutput, got); diff != "" {
+		r.problem("output differs from the clean run: %s", diff)
+		return
+	}
+	r.c.OutputIdentical = true
+}
+
+// problem records what went wrong with the case.
+func (r *caseRun) problem(format string, args ...any) {
+	r.c.Problems = append(r.c.Problems, fmt.Sprintf(format, args...))
+}
+
+// fail records a problem that ends the case: a run that did not go as
+// the drill needs.
+func (r *caseRun) fail(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	if r.c.Error == "" {
+		r.c.Error = msg
+	}
+	r.c.Problems = append(r.c.Problems, msg)
+}
+
+// runJob runs the job once in d with the embedded runtime, seeded, and
+// returns its summary, how long it took and its error.
+func (dr *driller) runJob(ctx context.Context, d runDir, f Fault, resume bool, crashAfter int64, stderr io.Writer) (*runtime.Summary, time.Duration, error) {
+	spec, err := runtime.ParseSpec(dr.spec.File, dr.spec.Raw)
+	if err != nil {
+		return nil, 0, err
+	}
+	opts := runtime.Options{
+		Events: d.logURL(), WorkDir: d.workDir(), Dir: d.path, Workers: dr.opts.Workers,
+		Resume: resume, CrashAfterSeq: crashAfter, Seeded: true, Seed: dr.opts.Seed,
+		Stderr: stderr, Settings: settings(f),
+	}
+	start := time.Now()
+	sum, err := runtime.Run(ctx, spec, opts)
+	return sum, time.Since(start), err
+}
+
+// fold reads the log at url for a dry run.
+func (dr *driller) fold(ctx context.Context, url string) (*dryRun, error) {
+	st, _, err := foldLog(ctx, url)
+	if err != nil {
+		return nil, err
+	}
+	return &dryRun{state: st}, nil
+}
+
+// plan computes the plan of a folded log as `jobevent replay LOG
+// --dry-run` does: BuildAvailability from the flags that describe the
+// fault, then the drill's Planner.
+func (dr *driller) plan(dry *dryRun, avail replay.AvailabilityOptions) error {
+	a, err := replay.BuildAvailability(dry.state, avail)
+	if err != nil {
+		return err
+	}
+	dry.plan = dr.opts.Planner(dry.state, a)
+	return nil
+}
