@@ -118,7 +118,9 @@ type master struct {
 	held     map[string][]heldPartition // what each worker reported at registration
 	deferred map[string]bool
 
-	queue        []subKey // created subtasks whose inputs are finished
+	queue        []subKey // created subtasks whose inputs are finished, from qhead
+	qhead        int
+	delayed      []subKey // queued subtasks waiting out their restart delay
 	running      int
 	failovers    int
 	lastSnapshot time.Time

@@ -52,8 +52,10 @@ func (m *master) awaitWorkers(ctx context.Context) (replay.Availability, error) 
 	reported := replay.Availability{}
 	best := replay.Plan(m.state, replay.AllRecorded(m.state)).Summary.Keep
 	enough := func() bool {
-		if m.cfg.expectWorkers > 0 && len(m.workers) >= m.cfg.expectWorkers {
-			return true
+		if m.cfg.expectWorkers > 0 {
+			// Embedded: every worker registers at once; wait for all
+			// of them, so that a seeded run does not depend on timing.
+			return len(m.workers) >= m.cfg.expectWorkers
 		}
 		return replay.Plan(m.state, reported).Summary.Keep >= best
 	}

@@ -8,24 +8,35 @@ import (
 	"github.com/jobevent/jobevent/pkg/format"
 )
 
-// schedule initializes the vertices whose inputs have finished and deploys
-// ready subtasks to free slots. With a seed it runs one attempt at a time,
-// picking the subtask and the worker with the seeded generator, so that a
-// run and its log are reproducible.
+// schedule deploys ready subtasks to free slots. With a seed it runs one
+// attempt at a time, picking the subtask and the worker with the seeded
+// generator, so that a run and its log are reproducible (the generator is
+// drawn from only when an attempt is deployed).
 func (m *master) schedule(ctx context.Context) error {
 	for {
 		if m.rng != nil && m.running > 0 {
+			return nil
+		}
+		if m.cfg.expectWorkers > 0 && len(m.workers) < m.cfg.expectWorkers {
+			return nil // embedded: wait until every worker registered
+		}
+		free := m.freeWorkers()
+		if len(free) == 0 {
 			return nil
 		}
 		k, ok := m.pickReady()
 		if !ok {
 			return nil
 		}
-		w := m.pickWorker()
-		if w == nil {
-			m.queue = append(m.queue, k) // no free slot: wait for one
-			m.subAt(k).queued = true
-			return nil
+		w := free[0]
+		if m.rng != nil {
+			w = free[m.rng.Intn(len(free))]
+		} else {
+			for _, x := range free[1:] {
+				if x.slots-x.busy > w.slots-w.busy {
+					w = x
+				}
+			}
 		}
 		if err := m.deploy(ctx, m.vertices[k.v], k.i, w); err != nil {
 			return err
@@ -49,88 +60,103 @@ func (m *master) enqueue(v *vertexRun) {
 	}
 }
 
+// deployable reports whether a queued entry may still be deployed some
+// time (it may still wait out its restart delay); others leave the queue.
+func (m *master) deployable(k subKey) bool {
+	return m.subAt(k).status == subCreated && m.vertices[k.v].inputsDone()
+}
+
 // pickReady removes and returns a queued subtask that can be deployed
-// now: the first in queue order, or a seeded random one. Entries that are
-// no longer deployable are dropped; entries still waiting out their
-// restart delay stay.
+// now: the first in queue order, or a seeded random one. Entries waiting
+// out their restart delay move to the delayed list until they are due.
 func (m *master) pickReady() (subKey, bool) {
 	now := m.clock.Now()
-	var ready []int
-	dropped := 0
-	kept := m.queue[:0]
-	for _, k := range m.queue {
-		v, s := m.vertices[k.v], m.subAt(k)
-		if s.status != subCreated || !v.inputsDone() {
-			s.queued = false
-			dropped++
-			continue
-		}
-		if s.readyAt.After(now) {
-			kept = append(kept, k)
-			continue
-		}
-		ready = append(ready, len(kept))
-		kept = append(kept, k)
-		if m.rng == nil {
-			break
+	due := m.delayed[:0]
+	for _, k := range m.delayed {
+		switch {
+		case !m.deployable(k):
+			m.subAt(k).queued = false
+		case m.subAt(k).readyAt.After(now):
+			due = append(due, k)
+		default:
+			m.queue = append(m.queue, k)
 		}
 	}
-	if m.rng == nil && len(ready) > 0 {
-		kept = append(kept, m.queue[len(kept)+dropped:]...)
+	m.delayed = due
+	if m.rng != nil {
+		return m.pickSeeded(now)
+	}
+	for m.qhead < len(m.queue) {
+		k := m.queue[m.qhead]
+		m.qhead++
+		if m.qhead > 1024 && m.qhead > len(m.queue)/2 {
+			m.queue, m.qhead = append([]subKey(nil), m.queue[m.qhead:]...), 0
+		}
+		switch {
+		case !m.deployable(k):
+			m.subAt(k).queued = false
+		case m.subAt(k).readyAt.After(now):
+			m.delayed = append(m.delayed, k)
+		default:
+			m.subAt(k).queued = false
+			return k, true
+		}
+	}
+	return subKey{}, false
+}
+
+// pickSeeded picks one ready entry with the seeded generator.
+func (m *master) pickSeeded(now time.Time) (subKey, bool) {
+	kept := m.queue[:m.qhead]
+	var ready []int
+	for _, k := range m.queue[m.qhead:] {
+		switch {
+		case !m.deployable(k):
+			m.subAt(k).queued = false
+		case m.subAt(k).readyAt.After(now):
+			m.delayed = append(m.delayed, k)
+		default:
+			ready = append(ready, len(kept))
+			kept = append(kept, k)
+		}
 	}
 	m.queue = kept
 	if len(ready) == 0 {
 		return subKey{}, false
 	}
-	pos := ready[0]
-	if m.rng != nil {
-		pos = ready[m.rng.Intn(len(ready))]
-	}
+	pos := ready[m.rng.Intn(len(ready))]
 	k := m.queue[pos]
 	m.queue = append(m.queue[:pos], m.queue[pos+1:]...)
 	m.subAt(k).queued = false
 	return k, true
 }
 
-// pickWorker returns a worker with a free slot: the one with the most
-// free slots (ties by id), or a seeded random one; nil when none is free.
-func (m *master) pickWorker() *workerRef {
+// freeWorkers returns the workers with a free slot, in id order.
+func (m *master) freeWorkers() []*workerRef {
 	var free []*workerRef
 	for _, w := range m.sortedWorkers() {
 		if w.link != nil && w.busy < w.slots {
 			free = append(free, w)
 		}
 	}
-	if len(free) == 0 {
-		return nil
-	}
-	if m.rng != nil {
-		return free[m.rng.Intn(len(free))]
-	}
-	best := free[0]
-	for _, w := range free[1:] {
-		if w.slots-w.busy > best.slots-best.busy {
-			best = w
-		}
-	}
-	return best
+	return free
 }
 
-// nextWake returns how long until the earliest queued subtask's restart
+// nextWake returns how long until the earliest delayed subtask's restart
 // delay ends, when one is waiting.
 func (m *master) nextWake() (time.Duration, bool) {
 	now := m.clock.Now()
 	var earliest time.Time
-	for _, k := range m.queue {
+	for _, k := range m.delayed {
 		s := m.subAt(k)
-		if s.status == subCreated && s.readyAt.After(now) && (earliest.IsZero() || s.readyAt.Before(earliest)) {
+		if s.status == subCreated && (earliest.IsZero() || s.readyAt.Before(earliest)) {
 			earliest = s.readyAt
 		}
 	}
 	if earliest.IsZero() {
 		return 0, false
 	}
-	return earliest.Sub(now), true
+	return max(earliest.Sub(now), 0), true
 }
 
 // deploy starts the next attempt of v/i on w.
