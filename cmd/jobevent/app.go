@@ -32,6 +32,7 @@ func commands() []*cli.Command {
 		newRunCommand(),
 		newMasterCommand(),
 		newWorkerCommand(),
+		newDrillCommand(),
 	}
 }
 

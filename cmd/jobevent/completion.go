@@ -300,8 +300,9 @@ complete -c jobevent -f
 	return err
 }
 
-// shQuote quotes s for bash, zsh and fish alike: in single quotes, each
-// single quote inside written as the four characters '\''.
+// shQuote quotes s for bash, zsh and fish alike: in single quotes, where
+// each single quote of s closes the quotes, comes escaped with a
+// backslash, and reopens them.
 func shQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -308,3 +308,32 @@ func checkConsole(t *testing.T, name, log string) {
 		}
 	}
 }
+
+// BenchmarkTimelineHTML: build and render the timeline of a log of a
+// 1,000-subtask job (1,000 lanes) with failures and a failover.
+func BenchmarkTimelineHTML(b *testing.B) {
+	var events []format.Event
+	g := loggen.Job(loggen.BenchOptions(1, 1000, 20000))
+	for {
+		e, err := g.Next()
+		if err != nil {
+			break
+		}
+		events = append(events, e)
+	}
+	b.ResetTimer()
+	var size int
+	for i := 0; i < b.N; i++ {
+		tl, err := BuildTimeline(&replay.SliceSource{Events: events}, TimelineOptions{Points: 2000})
+		if err != nil {
+			b.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if err := WriteTimelineHTML(&buf, tl); err != nil {
+			b.Fatal(err)
+		}
+		size = buf.Len()
+	}
+	b.ReportMetric(float64(len(events)), "events")
+	b.ReportMetric(float64(size), "bytes")
+}

@@ -45,6 +45,14 @@ var (
 	// ErrInvalidEvents reports events that cannot form one segment: empty,
 	// of several epochs, or with seqs that are not contiguous.
 	ErrInvalidEvents = errors.New("jobevent/blob: events do not form a segment")
+
+	// ErrSegmentTooLarge reports events that encode to a segment larger
+	// than MaxSegmentBytes.
+	ErrSegmentTooLarge = errors.New("jobevent/blob: segment too large")
+
+	// ErrCompacting reports that another compaction of the log holds its
+	// lock (CompactLockKey).
+	ErrCompacting = errors.New("jobevent/blob: another compaction is running")
 )
 
 // errExists is what the store boundary returns for a failed IfNotExist
@@ -85,6 +93,10 @@ func (e *CorruptError) Error() string { return fmt.Sprintf("%s: %v", e.Key, e.Er
 
 // Unwrap returns the underlying error.
 func (e *CorruptError) Unwrap() error { return e.Err }
+
+// ObjectKey returns the key of the object that is corrupt, relative to the
+// log. replay.Validate puts it into its corruption findings.
+func (e *CorruptError) ObjectKey() string { return e.Key }
 
 // IsCorrupt reports whether err is, or wraps, a *CorruptError.
 func IsCorrupt(err error) bool {

@@ -16,7 +16,8 @@ const DefaultImportSegmentEvents = 100_000
 
 // WriteSegment writes events as one segment, seq and epoch kept as given
 // (import and compaction use it). The events must be of one epoch with
-// contiguous seqs (ErrInvalidEvents otherwise). It returns the segment's
+// contiguous seqs (ErrInvalidEvents otherwise) and must encode to at most
+// MaxSegmentBytes (ErrSegmentTooLarge otherwise). It returns the segment's
 // key. A segment of that name that already exists with the same bytes is
 // success; with other bytes an error wrapping ErrExists. Transient failures
 // are retried with the default RetryPolicy.
@@ -28,14 +29,43 @@ func (l *Log) WriteSegment(ctx context.Context, events []format.Event) (string, 
 	if err := format.EncodeSegment(&buf, events); err != nil {
 		return "", fmt.Errorf("encode segment of epoch %d seq %d: %w", events[0].Epoch, events[0].Seq, err)
 	}
+	if buf.Len() > maxSegmentBytes {
+		return "", fmt.Errorf("write segment of epoch %d seq %d to %d: %d bytes: %w (at most %d bytes)",
+			events[0].Epoch, events[0].Seq, events[len(events)-1].Seq, buf.Len(), ErrSegmentTooLarge, maxSegmentBytes)
+	}
+	return l.putSegment(ctx, events, buf.Bytes())
+}
+
+// writeSegments writes events (of one epoch, contiguous seqs) as one
+// segment, or as several when one would exceed MaxSegmentBytes, and
+// returns their keys in order.
+func (l *Log) writeSegments(ctx context.Context, buf *bytes.Buffer, events []format.Event) ([]string, error) {
+	if err := checkSegment(events); err != nil {
+		return nil, err
+	}
+	var keys []string
+	err := encodeCapped(buf, events, func(part []format.Event, data []byte) error {
+		key, err := l.putSegment(ctx, part, data)
+		if err != nil {
+			return err
+		}
+		keys = append(keys, key)
+		return nil
+	})
+	return keys, err
+}
+
+// putSegment uploads the encoded segment of events with IfNotExist,
+// retrying transient failures with the default RetryPolicy.
+func (l *Log) putSegment(ctx context.Context, events []format.Event, data []byte) (string, error) {
 	key := FormatSegmentName(events[0].Epoch, events[0].Seq, events[len(events)-1].Seq)
 	p := RetryPolicy{}.withDefaults()
 	for attempt := 1; ; attempt++ {
-		err := l.createOnce(ctx, key, buf.Bytes(), contentTypeParquet)
+		err := l.createOnce(ctx, key, data, contentTypeParquet)
 		if err == nil {
 			return key, nil
 		}
-		if errors.Is(err, ErrExists) || attempt >= p.Attempts || ctx.Err() != nil {
+		if errors.Is(err, ErrExists) || isAccessError(err) || attempt >= p.Attempts || ctx.Err() != nil {
 			return "", fmt.Errorf("write segment: %w", err)
 		}
 		select {
@@ -86,7 +116,8 @@ type ImportResult struct {
 // Import writes the events of src into l, which must hold no events yet
 // (ErrLogExists otherwise). Seq and epoch are kept as given; the stream is
 // cut into segments where the epoch changes, where seq does not follow on,
-// and every SegmentEvents events. Each epoch's first master_started event
+// every SegmentEvents events, and where a segment would exceed
+// MaxSegmentBytes. Each epoch's first master_started event
 // also writes that epoch's object (start_seq its seq, master its master
 // field), as the master would have claimed it. Import does not judge the
 // log beyond that: validate does.
@@ -104,14 +135,16 @@ func Import(ctx context.Context, l *Log, src EventSource, opts ImportOptions) (I
 	}
 	claimed := make(map[int32]bool)
 	var chunk []format.Event
+	var buf bytes.Buffer
 	flush := func() error {
 		if len(chunk) == 0 {
 			return nil
 		}
-		if _, err := l.WriteSegment(ctx, chunk); err != nil {
+		keys, err := l.writeSegments(ctx, &buf, chunk)
+		res.Segments += len(keys)
+		if err != nil {
 			return err
 		}
-		res.Segments++
 		chunk = chunk[:0]
 		return nil
 	}

@@ -13,10 +13,33 @@ import (
 	"gocloud.dev/gcerrors"
 )
 
-// requestTimeout bounds every single request to a bucket, so that an SDK
-// that hangs (a black-holed endpoint, a metadata server that never answers)
-// turns into an error instead of a stuck master.
-const requestTimeout = 2 * time.Minute
+// requestTimeout bounds every request to a bucket that carries no body
+// (stat, list page, delete, open), and how long a download may go without
+// receiving a byte, so that an SDK that hangs (a black-holed endpoint, a
+// metadata server that never answers) turns into an error instead of a
+// stuck command. Uploads get requestTimeout plus the time to send their
+// bytes at minThroughput. Tests shorten it.
+var requestTimeout = 20 * time.Second
+
+// minThroughput is the slowest upload, in bytes per second, that is not
+// taken for a dead endpoint.
+const minThroughput = 256 << 10
+
+// uploadTimeout bounds the upload of n bytes.
+func uploadTimeout(n int) time.Duration {
+	return requestTimeout + time.Duration(n)*time.Second/minThroughput
+}
+
+// errIdle is the cause of a request canceled for want of progress.
+var errIdle = errors.New("no progress")
+
+// idleContext returns a context that is canceled when kick has not been
+// called for d, and a function that stops the timer and releases it.
+func idleContext(ctx context.Context, d time.Duration) (rctx context.Context, kick func(), stop func()) {
+	rctx, cancel := context.WithCancelCause(ctx)
+	t := time.AfterFunc(d, func() { cancel(errIdle) })
+	return rctx, func() { t.Reset(d) }, func() { t.Stop(); cancel(nil) }
+}
 
 // objectInfo describes one listed object.
 type objectInfo struct {
@@ -54,13 +77,21 @@ var errStopList = errors.New("stop listing")
 // in-memory buckets of mem://.
 type bucketStore struct {
 	b      *gcblob.Bucket
-	prefix string // "" or ends with "/"
-	shared bool   // the bucket outlives the log (mem://): do not close it
+	prefix string     // "" or ends with "/"
+	shared bool       // the bucket outlives the log (mem://): do not close it
+	cloud  *cloudInfo // s3, gs, azblob: classifies access errors; nil otherwise
 }
 
-func (s *bucketStore) translate(op, key string, err error) error {
+// translate maps an error of the bucket to the package's: NotFound to
+// ErrNotFound, a failed IfNotExist to errExists, and for cloud buckets a
+// missing or refused credential or a dead endpoint to an *AccessError. ctx
+// is the caller's context; timeout the request's bound.
+func (s *bucketStore) translate(ctx context.Context, op, key string, timeout time.Duration, err error) error {
 	if err == nil {
 		return nil
+	}
+	if ae := s.cloud.classify(ctx, err, timeout); ae != nil {
+		return fmt.Errorf("%s %s: %w", op, key, ae)
 	}
 	switch gcerrors.Code(err) {
 	case gcerrors.NotFound:
@@ -81,29 +112,60 @@ func (s *bucketStore) put(ctx context.Context, key string, data []byte, contentT
 
 // upload writes data whole with one Upload call: never a streamed
 // NewWriter, which azureblob v0.47.0 turns into a panic when it fails.
+// Segments stay below the S3 transfer manager's 16 MiB multipart threshold
+// (MaxSegmentBytes), so each is one PutObject with If-None-Match.
 func (s *bucketStore) upload(ctx context.Context, key string, data []byte, contentType string, ifNotExist bool) error {
-	ctx, cancel := context.WithTimeout(ctx, requestTimeout)
+	timeout := uploadTimeout(len(data))
+	rctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	err := s.b.Upload(ctx, s.prefix+key, bytes.NewReader(data), &gcblob.WriterOptions{
+	err := s.b.Upload(rctx, s.prefix+key, bytes.NewReader(data), &gcblob.WriterOptions{
 		ContentType: contentType,
 		IfNotExist:  ifNotExist,
 	})
-	return s.translate("write", key, err)
+	return s.translate(ctx, "write", key, timeout, err)
 }
 
+// get reads key whole. The request is canceled when no byte has arrived for
+// requestTimeout, however long the whole download takes.
 func (s *bucketStore) get(ctx context.Context, key string) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(ctx, requestTimeout)
-	defer cancel()
-	data, err := s.b.ReadAll(ctx, s.prefix+key)
-	return data, s.translate("read", key, err)
+	rctx, kick, stop := idleContext(ctx, requestTimeout)
+	defer stop()
+	r, err := s.b.NewReader(rctx, s.prefix+key, nil)
+	if err != nil {
+		return nil, s.translate(ctx, "read", key, requestTimeout, err)
+	}
+	defer r.Close()
+	var buf bytes.Buffer
+	if n := r.Size(); n > 0 && n < 1<<31 {
+		buf.Grow(int(n))
+	}
+	_, err = io.Copy(&buf, kickReader{r, kick})
+	if err != nil {
+		return nil, s.translate(ctx, "read", key, requestTimeout, err)
+	}
+	return buf.Bytes(), nil
+}
+
+// kickReader reports every read that returned bytes.
+type kickReader struct {
+	r    io.Reader
+	kick func()
+}
+
+func (k kickReader) Read(p []byte) (int, error) {
+	n, err := k.r.Read(p)
+	if n > 0 {
+		k.kick()
+	}
+	return n, err
 }
 
 func (s *bucketStore) stat(ctx context.Context, key string) (objectInfo, error) {
-	ctx, cancel := context.WithTimeout(ctx, requestTimeout)
+	rctx, cancel := context.WithTimeout(ctx, requestTimeout)
 	defer cancel()
-	a, err := s.b.Attributes(ctx, s.prefix+key)
+	a, err := s.b.Attributes(rctx, s.prefix+key)
 	if err != nil {
-		return objectInfo{}, s.translate("stat", key, err)
+		return objectInfo{}, s.translate(ctx, "stat", key, requestTimeout, err)
 	}
 	return objectInfo{Key: key, Size: a.Size, ModTime: a.ModTime}, nil
 }
@@ -116,7 +178,7 @@ func (s *bucketStore) list(ctx context.Context, prefix string, fn func(objectInf
 			return nil
 		}
 		if err != nil {
-			return s.translate("list", prefix, err)
+			return s.translate(ctx, "list", prefix, requestTimeout, err)
 		}
 		if obj.IsDir {
 			continue
@@ -146,7 +208,7 @@ func (s *bucketStore) listLevel(ctx context.Context, prefix string) (files, dirs
 			return files, dirs, nil
 		}
 		if err != nil {
-			return nil, nil, s.translate("list", prefix, err)
+			return nil, nil, s.translate(ctx, "list", prefix, requestTimeout, err)
 		}
 		key := strings.TrimPrefix(obj.Key, s.prefix)
 		if obj.IsDir {
@@ -158,9 +220,9 @@ func (s *bucketStore) listLevel(ctx context.Context, prefix string) (files, dirs
 }
 
 func (s *bucketStore) delete(ctx context.Context, key string) error {
-	ctx, cancel := context.WithTimeout(ctx, requestTimeout)
+	rctx, cancel := context.WithTimeout(ctx, requestTimeout)
 	defer cancel()
-	return s.translate("delete", key, s.b.Delete(ctx, s.prefix+key))
+	return s.translate(ctx, "delete", key, requestTimeout, s.b.Delete(rctx, s.prefix+key))
 }
 
 func (s *bucketStore) close() error {

@@ -13,12 +13,8 @@ import (
 	"sync"
 
 	gcblob "gocloud.dev/blob"
-	_ "gocloud.dev/blob/azureblob" // azblob://
-	_ "gocloud.dev/blob/fileblob"  // file://
-	_ "gocloud.dev/blob/gcsblob"   // gs://
+	_ "gocloud.dev/blob/fileblob" // file://
 	"gocloud.dev/blob/memblob"
-	_ "gocloud.dev/blob/s3blob" // s3://
-	"gocloud.dev/gcerrors"
 )
 
 // Schemes lists the URL schemes Open and Create accept.
@@ -146,32 +142,6 @@ func openMem(loc *location) (objectStore, error) {
 		memBuckets.m[loc.bucket] = b
 	}
 	return &bucketStore{b: b, prefix: loc.prefix, shared: true}, nil
-}
-
-func openCloud(ctx context.Context, loc *location) (objectStore, error) {
-	ctx, cancel := context.WithTimeout(ctx, requestTimeout)
-	defer cancel()
-	u := url.URL{Scheme: loc.scheme, Host: loc.bucket, RawQuery: loc.query.Encode()}
-	b, err := gcblob.OpenBucket(ctx, u.String())
-	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", loc, err)
-	}
-	// Like b.IsAccessible, but within the prefix: credentials may be
-	// limited to it.
-	_, _, err = b.ListPage(ctx, gcblob.FirstPageToken, 1, &gcblob.ListOptions{Prefix: loc.prefix})
-	ok := gcerrors.Code(err) != gcerrors.NotFound
-	if !ok {
-		err = nil
-	}
-	if err != nil {
-		b.Close()
-		return nil, fmt.Errorf("open %s: bucket %q: %w", loc, loc.bucket, err)
-	}
-	if !ok {
-		b.Close()
-		return nil, &NoLogError{URL: loc.String(), Reason: fmt.Sprintf("bucket %q does not exist", loc.bucket)}
-	}
-	return &bucketStore{b: b, prefix: loc.prefix}, nil
 }
 
 // location is a parsed log URL.

@@ -21,7 +21,8 @@ const (
 // WriterOptions configures a Writer. The zero value means the defaults.
 type WriterOptions struct {
 	// BufferSize is the estimated encoded size of pending events, in bytes,
-	// at which the writer flushes; it also bounds the size of one segment.
+	// at which the writer flushes; it also bounds the size of one segment,
+	// which is never more than MaxSegmentBytes whatever BufferSize says.
 	// 0 means DefaultBufferSize.
 	BufferSize int
 	// FlushInterval bounds how long an appended event stays pending.
@@ -320,7 +321,6 @@ func (w *Writer) flushPending() {
 	var batch []format.Event
 	for pending.n > 0 {
 		batch = w.nextBatch(&pending, batch[:0])
-		last := batch[len(batch)-1].Seq
 		err := w.upload(&buf, batch)
 		clear(batch) // drop references the encoder no longer needs
 		if err != nil {
@@ -330,7 +330,6 @@ func (w *Writer) flushPending() {
 			w.mu.Unlock()
 			return
 		}
-		w.markDurable(last)
 	}
 	w.mu.Lock()
 	w.pending.free = append(w.pending.free, pending.free...)
@@ -370,28 +369,38 @@ func (w *Writer) markDurable(last int64) {
 	}
 }
 
-// upload encodes batch as one segment and uploads it, checking for fencing
-// before every attempt and retrying per the policy.
+// upload encodes batch as one segment, or as several when one would exceed
+// MaxSegmentBytes, and uploads them in order, marking each durable once it
+// is.
 func (w *Writer) upload(buf *bytes.Buffer, batch []format.Event) error {
-	buf.Reset()
-	if err := format.EncodeSegment(buf, batch); err != nil {
-		return fmt.Errorf("encode segment of epoch %d seq %d: %w", w.epoch, batch[0].Seq, err)
-	}
-	key := FormatSegmentName(w.epoch, batch[0].Seq, batch[len(batch)-1].Seq)
+	return encodeCapped(buf, batch, func(part []format.Event, data []byte) error {
+		if err := w.uploadSegment(part, data); err != nil {
+			return err
+		}
+		w.markDurable(part[len(part)-1].Seq)
+		return nil
+	})
+}
+
+// uploadSegment uploads one encoded segment, checking for fencing before
+// every attempt and retrying per the policy.
+func (w *Writer) uploadSegment(part []format.Event, data []byte) error {
+	key := FormatSegmentName(w.epoch, part[0].Seq, part[len(part)-1].Seq)
 	ctx := context.Background()
 	p := w.opts.Retry
-	var err error
 	for attempt := 1; ; attempt++ {
-		err = w.tryUpload(ctx, key, buf.Bytes())
+		err := w.tryUpload(ctx, key, data)
 		if err == nil || errors.Is(err, ErrFenced) {
 			return err
 		}
-		if isPermanent(err) || attempt >= p.Attempts {
-			break
+		if isPermanent(err) {
+			return fmt.Errorf("upload %s: %w", key, err)
+		}
+		if attempt >= p.Attempts {
+			return fmt.Errorf("upload %s failed %d times, last: %w", key, attempt, err)
 		}
 		<-w.clock.After(p.backoff(attempt))
 	}
-	return fmt.Errorf("upload %s failed %d times, last: %w", key, p.Attempts, err)
 }
 
 func (w *Writer) tryUpload(ctx context.Context, key string, data []byte) error {
@@ -403,7 +412,7 @@ func (w *Writer) tryUpload(ctx context.Context, key string, data []byte) error {
 		return ErrFenced
 	}
 	err = w.log.createOnce(ctx, key, data, contentTypeParquet)
-	if errors.Is(err, ErrExists) {
+	if errors.Is(err, ErrExists) || !isRetryable(err) {
 		return permanent(err)
 	}
 	return err

@@ -249,3 +249,16 @@ func TestHistory_Malformed(t *testing.T) {
 		_ = h.Stats()
 	}
 }
+
+// BenchmarkComputeStats: the statistics of a log of a 10,000-subtask
+// job with failures and a failover.
+func BenchmarkComputeStats(b *testing.B) {
+	events := generated(b, loggen.BenchOptions(1, 10000, 100000))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := replay.ComputeStats(&replay.SliceSource{Events: events}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(len(events))*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+}

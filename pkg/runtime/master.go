@@ -7,6 +7,8 @@ import (
 	"io"
 	"math/rand"
 	"sort"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jobevent/jobevent/pkg/replay"
@@ -58,6 +60,13 @@ func (v *vertexRun) done() bool { return v.p > 0 && v.finished == int(v.p) }
 type edgeRun struct {
 	from, to *vertexRun
 	pattern  string
+}
+
+// groups returns the key groups of the edge's partitions: it depends on
+// the graph and the producer's parallelism only, so a recovering master
+// computes what the previous one did.
+func (e *edgeRun) groups() int {
+	return edgeGroups(e.pattern, int(e.from.p), int(e.to.spec.Parallelism), int(e.to.spec.MaxParallelism))
 }
 
 // workerRef is a worker registered with the master.
@@ -128,6 +137,9 @@ type master struct {
 
 	inbox chan any
 	stats runStats
+
+	flushes  sync.WaitGroup        // asynchronous flushes in flight
+	asyncErr atomic.Pointer[error] // the first failure of one
 }
 
 // runStats counts what a run did, for the summary.
@@ -304,6 +316,10 @@ func (m *master) run(ctx context.Context) (*Summary, error) {
 
 // end turns the loop's final error into run's result.
 func (m *master) end(ctx context.Context, err error) (*Summary, error) {
+	var crash *CrashError
+	if !errors.As(err, &crash) {
+		m.flushes.Wait()
+	}
 	if errors.Is(err, errStop) {
 		err = nil
 	}

@@ -63,6 +63,9 @@ func (m *master) emit(e format.Event) error {
 	if c := m.cfg.crashAfter; c > 0 && m.state.LastSeq() >= c {
 		return m.crash(m.state.LastSeq())
 	}
+	if err := m.flushErr(); err != nil {
+		return m.logError(err)
+	}
 	e.Epoch, e.Job = m.epoch, m.job
 	if e.Time.IsZero() {
 		e.Time = m.clock.Now().UTC()
@@ -95,6 +98,28 @@ func (m *master) flush(ctx context.Context) error {
 		return m.logError(err)
 	}
 	return nil
+}
+
+// flushSoon starts a flush of everything written so far without waiting
+// for it (a vertex finished). The master need not wait: the log as read
+// is always a prefix of what was appended, so nothing later can be
+// durable without it. A failure is returned by the next emit.
+func (m *master) flushSoon() {
+	m.flushes.Add(1)
+	go func() {
+		defer m.flushes.Done()
+		if err := m.log.Flush(context.Background()); err != nil {
+			m.asyncErr.CompareAndSwap(nil, &err)
+		}
+	}()
+}
+
+// flushErr returns the failure of an asynchronous flush, or of the log.
+func (m *master) flushErr() error {
+	if p := m.asyncErr.Load(); p != nil {
+		return *p
+	}
+	return m.log.Err()
 }
 
 func (m *master) logError(err error) error {
@@ -218,9 +243,6 @@ func (m *master) snapshot() error {
 func (m *master) finishJob(ctx context.Context) error {
 	if err := m.commit(ctx); err != nil {
 		return m.failJob(ctx, fmt.Errorf("commit output: %w", err))
-	}
-	if err := m.flush(ctx); err != nil {
-		return err
 	}
 	if err := m.emit(format.Event{Kind: format.KindJobFinished, Status: format.StatusFinished}); err != nil {
 		return err

@@ -168,7 +168,7 @@ func (m *master) deploy(ctx context.Context, v *vertexRun, i int32, w *workerRef
 		Parallelism: v.p, Inputs: m.inputsOf(v, int(i)),
 	}
 	for _, e := range v.outs {
-		d.Outputs = append(d.Outputs, outputEdge{Consumer: e.to.spec.ID, Groups: int(e.to.spec.MaxParallelism)})
+		d.Outputs = append(d.Outputs, outputEdge{Consumer: e.to.spec.ID, Groups: e.groups()})
 	}
 	if err := m.emit(format.Event{Kind: format.KindSubtaskStarted, Vertex: v.spec.ID, Subtask: i, Attempt: attempt, Worker: w.id}); err != nil {
 		return err
@@ -196,8 +196,7 @@ func (m *master) inputsOf(v *vertexRun, j int) []inputEdge {
 	var out []inputEdge
 	for _, e := range v.ins {
 		in := inputEdge{From: e.from.spec.ID}
-		groups := int(v.spec.MaxParallelism)
-		for _, sl := range edgeInputs(e.pattern, int(e.from.p), int(v.p), j, groups) {
+		for _, sl := range edgeInputs(e.pattern, int(e.from.p), int(v.p), j, e.groups()) {
 			ps := &e.from.subs[sl.Producer]
 			id := partID{Vertex: e.from.spec.ID, Subtask: int32(sl.Producer), Attempt: ps.attempt, Consumer: v.spec.ID}
 			f := inputFetch{Partition: id, Worker: ps.worker, From: sl.From, To: sl.To}
@@ -264,9 +263,7 @@ func (m *master) finished(ctx context.Context, v *vertexRun, i int32, rep *taskR
 	if !v.done() {
 		return nil
 	}
-	if err := m.flush(ctx); err != nil {
-		return err
-	}
+	m.flushSoon()
 	return m.vertexDone(ctx, v)
 }
 

@@ -7,6 +7,7 @@ import (
 	"hash/crc32"
 	"io"
 	"io/fs"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -36,8 +37,8 @@ var errPartitionCorrupt = errors.New("jobevent/runtime: partition file corrupt")
 //	  G × (bytes, records, crc32 of the group's bytes)
 //	data: the G key groups, concatenated, each a run of encoded records
 //
-// Records are put in key group keyGroup(key, G), G being the consumer's
-// max parallelism, so that a consumer reads a contiguous range of groups.
+// Records are put in key group keyGroup(key, G), so that a consumer reads
+// a contiguous range of groups; G is given by edgeGroups.
 const partitionMagic = "JEP1"
 
 // partitionHeader is the parsed header of a partition file.
@@ -206,13 +207,15 @@ func (s *partitionStore) write(job string, b *partitionBuilder) error {
 	var pre [8]byte
 	copy(pre[:], partitionMagic)
 	binary.LittleEndian.PutUint32(pre[4:], uint32(len(hdr)))
-	bufs := [][]byte{pre[:], hdr}
-	bufs = append(bufs, b.groups...)
-	for _, chunk := range bufs {
-		if _, err := tmp.Write(chunk); err != nil {
-			tmp.Close()
-			return fmt.Errorf("partition %s: %w", partString(b.id), err)
+	bufs := net.Buffers{pre[:], hdr}
+	for _, g := range b.groups {
+		if len(g) > 0 {
+			bufs = append(bufs, g)
 		}
+	}
+	if _, err := bufs.WriteTo(tmp); err != nil {
+		tmp.Close()
+		return fmt.Errorf("partition %s: %w", partString(b.id), err)
 	}
 	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("partition %s: %w", partString(b.id), err)

@@ -16,8 +16,8 @@ import (
 
 // fastSettings shortens the heartbeats and timeouts of a testdata job.
 const fastSettings = `
-  heartbeat.interval: 20ms
-  heartbeat.timeout: 400ms
+  heartbeat.interval: 30ms
+  heartbeat.timeout: 1s
   execution.batch.job-recovery.previous-worker.recovery.timeout: 10s
   restart-strategy.fixed-delay.delay: 0s
 `

@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/jobevent/jobevent/pkg/format"
 )
 
 func TestRun_Wordcount(t *testing.T) {
@@ -25,8 +27,20 @@ func TestRun_Wordcount(t *testing.T) {
 		t.Fatalf("no count for \"the\" in %q", all)
 	}
 	events := readLog(t, sum.Log)
-	for _, e := range events {
-		t.Log(eventKey(e))
+	if first, last := events[0], events[len(events)-1]; first.Kind != format.KindJobSubmitted || first.Seq != 1 ||
+		events[1].Kind != format.KindMasterStarted || last.Kind != format.KindJobFinished || last.Status != format.StatusFinished {
+		t.Fatalf("log runs from %s to %s, want job_submitted, master_started … job_finished finished", eventKey(first), eventKey(last))
 	}
-	t.Log(stderr.String())
+	var finished int
+	for _, e := range events {
+		if e.Kind == format.KindSubtaskFinished {
+			finished++
+			if e.Partitions == nil {
+				t.Errorf("subtask_finished %s/%d without a partitions list", e.Vertex, e.Subtask)
+			}
+		}
+	}
+	if finished != sum.Subtasks || sum.Subtasks != 12 {
+		t.Fatalf("%d subtask_finished for %d subtasks, want 12", finished, sum.Subtasks)
+	}
 }

@@ -71,3 +71,19 @@ func keyGroupRange(k, parts, groups int) (from, to int) {
 }
 
 func ceilDiv(a, b int) int { return (a + b - 1) / b }
+
+// edgeGroups returns the number of key groups of the partitions on an edge
+// from m producers to a consumer of parallelism n (0 when auto) and max
+// parallelism maxP. All-to-all edges and auto consumers use maxP, so that
+// any parallelism decided later reads contiguous ranges; a pointwise edge
+// to a fixed consumer needs only as many as a producer has consumers.
+func edgeGroups(pattern string, m, n, maxP int) int {
+	switch {
+	case pattern == format.PatternAllToAll || n == 0:
+		return max(maxP, 1)
+	case m >= n:
+		return 1
+	default:
+		return ceilDiv(n, m)
+	}
+}

@@ -25,15 +25,21 @@ type caseRun struct {
 
 // recovery is one resumed epoch and the dry run that predicted it.
 type recovery struct {
-	dry   *dryRun
-	epoch int32 // 0: the log already ended the job; nothing ran
+	dry *dryRun
+	// written is the crashed log as the master left it, before the fault
+	// was injected (a torn tail loses events the dry run cannot see, but
+	// their work was done): what the epoch redid is measured against it.
+	written *replay.State
+	epoch   int32 // 0: the log already ended the job; nothing ran
 }
 
 // dryRun is the plan of a crashed log, computed the way `jobevent replay
 // --dry-run` computes it.
 type dryRun struct {
-	state *replay.State
-	plan  *replay.RecoveryPlan
+	state  *replay.State
+	events []format.Event // the events folded
+	avail  replay.Availability
+	plan   *replay.RecoveryPlan
 }
 
 // run runs the case to its verdict; whatever goes wrong is a problem of
@@ -49,12 +55,13 @@ func (r *caseRun) run(ctx context.Context) {
 		r.fail("inject %s: %v", c.Fault, err)
 		return
 	}
+	written := dry.state
 	if c.Fault == FaultTornTail {
 		dry = nil // the log changed: read it again
 	}
 	second := int64(0)
 	if c.Fault == FaultDouble {
-		second = dry.state.LastSeq() + 1 + c.Point%3
+		second = written.LastSeq() + 1 + c.Point%3
 	}
 	var recs []recovery
 	for {
@@ -62,12 +69,21 @@ func (r *caseRun) run(ctx context.Context) {
 		if !ok {
 			return
 		}
+		rec.written = written
 		recs = append(recs, rec)
 		if !crashedAgain {
 			break
 		}
 		c.SecondPoint, second = second, 0
-		dry, avail = nil, replay.AvailabilityOptions{}
+		if dry, err = r.d.fold(ctx, r.dir.logURL()); err != nil {
+			r.fail("dry run after the second crash: %v", err)
+			return
+		}
+		if dry.state.LastSeq() != c.SecondPoint {
+			r.fail("the log ends at seq %d after the second crash, want %d", dry.state.LastSeq(), c.SecondPoint)
+			return
+		}
+		written, avail = dry.state, replay.AvailabilityOptions{}
 	}
 	r.judge(ctx, recs)
 }
@@ -94,7 +110,7 @@ func (r *caseRun) crash(ctx context.Context, k int64) *dryRun {
 		r.fail("the crashed run is not the clean run up to seq %d: %s", k, diff)
 		return nil
 	}
-	return &dryRun{state: st}
+	return &dryRun{state: st, events: events}
 }
 
 // inject applies the case's fault to the crashed log and the workers'
@@ -196,19 +212,23 @@ func (r *caseRun) judge(ctx context.Context, recs []recovery) {
 	order := r.d.order
 	c.Match = true
 	for i, rec := range recs {
+		last := i == len(recs)-1
+		at := fmt.Sprintf("recovery after seq %d (epoch %d)", rec.dry.state.LastSeq(), rec.epoch)
 		predicted := predictedStarts(rec.dry.plan, rec.dry.state.Graph(), events, rec.epoch)
 		actual := starts{}
 		if rec.epoch != 0 {
 			actual = startedIn(events, rec.epoch)
 		}
-		last := i == len(recs)-1
-		if diffs := compareStarts(order, predicted, actual, !last); len(diffs) > 0 {
-			c.Match = false
-			for _, d := range diffs {
-				r.problem("recovery after seq %d (epoch %d): %s", rec.dry.state.LastSeq(), rec.epoch, d)
-			}
+		diffs := compareStarts(order, predicted, actual, !last)
+		diffs = append(diffs, compareResets(order, rec.dry.plan, events, rec.epoch, !last)...)
+		for _, d := range checkPlan(rec.dry) {
+			diffs = append(diffs, "plan disagrees with the log: "+d)
 		}
-		cost := redone(rec.dry.state, actual)
+		for _, d := range diffs {
+			c.Match = false
+			r.problem("%s: %s", at, d)
+		}
+		cost := redone(rec.written, actual)
 		c.RedoneSubtasks += cost.Subtasks
 		c.RedoneBytes += cost.Bytes
 		if last {
@@ -274,11 +294,11 @@ func (dr *driller) runJob(ctx context.Context, d runDir, f Fault, resume bool, c
 
 // fold reads the log at url for a dry run.
 func (dr *driller) fold(ctx context.Context, url string) (*dryRun, error) {
-	st, _, err := foldLog(ctx, url)
+	st, events, err := foldLog(ctx, url)
 	if err != nil {
 		return nil, err
 	}
-	return &dryRun{state: st}, nil
+	return &dryRun{state: st, events: events}, nil
 }
 
 // plan computes the plan of a folded log as `jobevent replay LOG
@@ -289,6 +309,6 @@ func (dr *driller) plan(dry *dryRun, avail replay.AvailabilityOptions) error {
 	if err != nil {
 		return err
 	}
-	dry.plan = dr.opts.Planner(dry.state, a)
+	dry.avail, dry.plan = a, dr.opts.Planner(dry.state, a)
 	return nil
 }

@@ -109,6 +109,49 @@ func compareStarts(order vertexOrder, predicted, actual starts, subset bool) []s
 	return out
 }
 
+// compareResets compares the resets the plan says the recovering master
+// logs (RecoveryPlan.Resets) with the subtasks_reset of reason recovery
+// that epoch wrote. A recovery cut short by a crash may have written
+// none yet (cut).
+func compareResets(order vertexOrder, plan *replay.RecoveryPlan, events []format.Event, epoch int32, cut bool) []string {
+	want := map[format.SubtaskRef]bool{}
+	for _, ref := range plan.Resets() {
+		want[ref] = true
+	}
+	got := map[format.SubtaskRef]bool{}
+	logged := false
+	for _, e := range events {
+		if epoch != 0 && e.Epoch == epoch && e.Kind == format.KindSubtasksReset && e.Reason == format.ReasonRecovery {
+			logged = true
+			for _, ref := range e.Subtasks {
+				got[ref] = true
+			}
+		}
+	}
+	if cut && !logged {
+		return nil
+	}
+	var extra, missing []format.SubtaskRef
+	for ref := range got {
+		if !want[ref] {
+			extra = append(extra, ref)
+		}
+	}
+	for ref := range want {
+		if !got[ref] {
+			missing = append(missing, ref)
+		}
+	}
+	var out []string
+	if len(extra) > 0 {
+		out = append(out, "recovery reset logged but not predicted: "+list(order.names(extra), 6))
+	}
+	if len(missing) > 0 {
+		out = append(out, "recovery reset predicted but not logged: "+list(order.names(missing), 6))
+	}
+	return out
+}
+
 // vertexOrder sorts subtasks by the graph's vertex order, then subtask.
 type vertexOrder map[string]int
 
@@ -162,8 +205,8 @@ func (o vertexOrder) list(s starts) []string {
 }
 
 // redone returns how many of the subtasks an epoch started had finished
-// before the crash (in the finished map of the crashed log), and the sum
-// of those finished events' bytes_out.
+// before the crash (in the finished map of the crashed log as written),
+// and the sum of those finished events' bytes_out.
 func redone(st *replay.State, started starts) Cost {
 	var c Cost
 	for _, f := range st.Finished() {

@@ -55,7 +55,7 @@ func Run(ctx context.Context, spec *runtime.Spec, opts Options) (*Result, error)
 	}
 	res.CleanMs = float64(took.Microseconds()) / 1000
 	res.Events = int64(len(d.cleanEvents))
-	res.Points = selectPoints(d.cleanEvents, opts.Points)
+	res.Points = selectPoints(d.cleanEvents, opts.Points, opts.At)
 	res.Cases, err = d.runCases(ctx, res.Points)
 	if err != nil {
 		return nil, err
@@ -106,13 +106,14 @@ func newDriller(spec *runtime.Spec, opts Options) (*driller, error) {
 
 // specPath names the spec in reproduction commands.
 func (d *driller) specPath() string {
-	if d.opts.SpecPath != "" {
-		return d.opts.SpecPath
+	p := d.opts.SpecPath
+	if p == "" {
+		p = d.spec.File
 	}
-	if filepath.IsAbs(d.spec.File) {
-		return d.spec.File
+	if filepath.IsAbs(p) {
+		return p
 	}
-	return filepath.Join(d.base, d.spec.File)
+	return filepath.Join(d.base, p)
 }
 
 // clean runs the job once without faults and keeps its log and output.

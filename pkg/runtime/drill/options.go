@@ -113,6 +113,9 @@ type Options struct {
 	// to the last), besides the vertex boundaries; 0 or less means every
 	// seq of the clean log.
 	Points int
+	// At, when set, lists the crash points instead of Points: seqs of the
+	// clean log (others are dropped).
+	At []int64
 	// Faults lists the faults to inject; nil means Faults().
 	Faults []Fault
 	// Seed seeds every run of the drill (runtime.Options.Seed).
@@ -132,8 +135,8 @@ type Options struct {
 	// <Keep>/<job>-<point>-<fault>/ with a repro.sh; empty means they stay
 	// in the scratch directory, which is then kept (Result.Kept names it).
 	Keep string
-	// SpecPath names the spec in reproduction commands (default: the
-	// spec's file name resolved against Dir).
+	// SpecPath is the path of the spec file, for reproduction commands; a
+	// relative one is resolved against Dir (default: the spec's File).
 	SpecPath string
 	// Planner computes the predictions (default replay.Plan).
 	Planner Planner

@@ -7,10 +7,11 @@ import (
 	"github.com/jobevent/jobevent/pkg/format"
 )
 
-// selectPoints returns the crash points of a clean log: every seq when n
-// is 0 or less, otherwise n evenly spaced seqs from the first to the last
-// plus the vertex boundaries, in seq order.
-func selectPoints(events []format.Event, n int) []Point {
+// selectPoints returns the crash points of a clean log: the seqs of at
+// when given; else every seq when n is 0 or less, otherwise n evenly
+// spaced seqs from the first to the last plus the vertex boundaries; in
+// seq order.
+func selectPoints(events []format.Event, n int, at []int64) []Point {
 	if len(events) == 0 {
 		return nil
 	}
@@ -22,6 +23,10 @@ func selectPoints(events []format.Event, n int) []Point {
 	first, last := events[0].Seq, events[len(events)-1].Seq
 	chosen := map[int64]bool{}
 	switch {
+	case len(at) > 0:
+		for _, seq := range at {
+			chosen[seq] = true
+		}
 	case n <= 0:
 		for _, e := range events {
 			chosen[e.Seq] = true
@@ -34,8 +39,10 @@ func selectPoints(events []format.Event, n int) []Point {
 			chosen[first+(i*span+int64(n-1)/2)/int64(n-1)] = true
 		}
 	}
-	for seq := range boundary {
-		chosen[seq] = true
+	if len(at) == 0 {
+		for seq := range boundary {
+			chosen[seq] = true
+		}
 	}
 	seqs := make([]int64, 0, len(chosen))
 	for seq := range chosen {

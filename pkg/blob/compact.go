@@ -1,0 +1,435 @@
+package blob
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/jobevent/jobevent/pkg/format"
+)
+
+// Defaults of CompactOptions.
+const (
+	// DefaultCompactTargetSize is the default bound on the bytes of the
+	// segments merged into one covering segment.
+	DefaultCompactTargetSize = 8 << 20
+	// DefaultCompactMaxEvents is the default bound on the events of one
+	// covering segment: compaction holds them in memory.
+	DefaultCompactMaxEvents = 500_000
+)
+
+// CompactOptions configures Compact. The zero value means the defaults.
+type CompactOptions struct {
+	// TargetSize bounds the total size, in bytes, of the segments merged
+	// into one covering segment; segments this large or larger are left
+	// alone. 0 means DefaultCompactTargetSize; it is never more than
+	// MaxSegmentBytes.
+	TargetSize int64
+	// MaxEvents bounds the events of one covering segment; 0 means
+	// DefaultCompactMaxEvents.
+	MaxEvents int64
+	// DryRun plans the compaction and changes nothing.
+	DryRun bool
+}
+
+// CompactResult says what Compact did (or, with DryRun, would do).
+type CompactResult struct {
+	URL            string          `json:"log"`
+	SegmentsBefore int             `json:"segments_before"`
+	SegmentsAfter  int             `json:"segments_after"`
+	BytesBefore    int64           `json:"bytes_before"`
+	BytesAfter     int64           `json:"bytes_after"`
+	Covering       []CoveringInfo  `json:"covering"`
+	Leftovers      int             `json:"leftovers_deleted"` // parts of earlier compactions that had not been deleted
+	Skipped        []SkippedSegment `json:"skipped"`
+	DryRun         bool            `json:"dry_run"`
+}
+
+// CoveringInfo describes one covering segment written by Compact.
+type CoveringInfo struct {
+	Key    string `json:"key"`
+	Parts  int    `json:"parts"`
+	Events int64  `json:"events"`
+	Bytes  int64  `json:"bytes"` // with DryRun: the bytes of its parts
+}
+
+// SkippedSegment is a segment that Compact left alone for a reason worth
+// telling: the newest segment of a job a master may still be writing, a
+// torn segment, one that holds only fenced rows.
+type SkippedSegment struct {
+	Key    string `json:"key"`
+	Reason string `json:"reason"`
+}
+
+// Compact merges runs of small, consecutive segments of one epoch into
+// covering segments, named by FormatSegmentName with the range they cover,
+// and then deletes the parts. Readers prefer a covering segment to the
+// segments it covers, so a crash at any step — before the covering segment
+// is written, after it, after deleting some parts — loses nothing and
+// duplicates nothing as read; the next Compact deletes the parts an
+// interrupted one left. Covering segments keep the rows of fenced masters
+// as they were stored (readers filter them row by row, validate reports
+// them); segments that hold only fenced rows, torn segments and the
+// newest segment of the newest epoch, while the job has not finished, are
+// left alone. See docs/format.md, "Compaction".
+//
+// Compact holds the log's compaction lock (CompactLockKey) while it runs:
+// a concurrent Compact of the same log returns an error wrapping
+// ErrCompacting. A segment that cannot be decoded (other than a torn
+// newest one) stops it with a *CorruptError; what it compacted before
+// stays compacted. It is safe to run while masters write and readers read
+// the log.
+func Compact(ctx context.Context, l *Log, opts CompactOptions) (*CompactResult, error) {
+	if opts.TargetSize <= 0 {
+		opts.TargetSize = DefaultCompactTargetSize
+	}
+	opts.TargetSize = min(opts.TargetSize, int64(maxSegmentBytes))
+	if opts.MaxEvents <= 0 {
+		opts.MaxEvents = DefaultCompactMaxEvents
+	}
+	c := &compactor{log: l, opts: opts, res: &CompactResult{URL: l.URL(), DryRun: opts.DryRun}}
+	if !opts.DryRun {
+		lock, err := l.lockCompaction(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("compact %s: %w", l.URL(), err)
+		}
+		c.lock = lock
+		defer lock.release()
+	}
+	if err := c.run(ctx); err != nil {
+		return c.res, fmt.Errorf("compact %s: %w", l.URL(), err)
+	}
+	if c.lock != nil {
+		if err := c.lock.release(); err != nil {
+			return c.res, fmt.Errorf("compact %s: done, but %w", l.URL(), err)
+		}
+	}
+	return c.res, nil
+}
+
+// compactor is one run of Compact.
+type compactor struct {
+	log  *Log
+	opts CompactOptions
+	res  *CompactResult
+	lock *compactLock
+	buf  bytes.Buffer
+}
+
+// epochSegs is what compaction knows of one epoch's segments.
+type epochSegs struct {
+	epoch   int32
+	kept    []coveredSeg          // uncovered, in seq order
+	covered map[string]SegmentInfo // covered key → its cover
+	parts   map[string][]SegmentInfo
+	fence   int64
+}
+
+func (c *compactor) run(ctx context.Context) error {
+	segs, _, err := c.log.listSegments(ctx)
+	if err != nil {
+		return err
+	}
+	epochs, err := c.log.Epochs(ctx)
+	if err != nil {
+		return err
+	}
+	for _, s := range segs {
+		c.res.SegmentsBefore++
+		c.res.BytesBefore += s.Size
+	}
+	c.res.SegmentsAfter, c.res.BytesAfter = c.res.SegmentsBefore, c.res.BytesBefore
+	groups := planEpochs(segs, epochs)
+	tail, err := c.tail(ctx, groups, epochs)
+	if err != nil {
+		return err
+	}
+	for _, g := range groups {
+		if err := c.deleteLeftovers(ctx, g); err != nil {
+			return err
+		}
+		for _, run := range c.runs(g, tail) {
+			if err := c.compactRun(ctx, g, run); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// planEpochs groups segments by epoch, in epoch order, with the covering
+// rule of the reader and each epoch's fence.
+func planEpochs(segs []SegmentInfo, epochs []EpochInfo) []*epochSegs {
+	byEpoch := groupByEpoch(segs)
+	claimed := make(map[int32]EpochInfo, len(epochs))
+	for _, e := range epochs {
+		claimed[e.Epoch] = e
+	}
+	order := epochOrder(byEpoch, claimed)
+	var out []*epochSegs
+	for i, e := range order {
+		if len(byEpoch[e]) == 0 {
+			continue
+		}
+		g := &epochSegs{epoch: e, covered: make(map[string]SegmentInfo)}
+		if i+1 < len(order) {
+			next := order[i+1]
+			if info, ok := claimed[next]; ok {
+				g.fence = info.StartSeq
+			} else {
+				g.fence = byEpoch[next][0].First
+			}
+		}
+		var p logPlan
+		g.kept = p.uncovered(byEpoch[e])
+		for _, n := range p.notices {
+			// The covering key is in the notice; find its SegmentInfo.
+			for _, k := range g.kept {
+				if n.Message == "covered by "+k.Key+"; skipped" {
+					g.covered[n.Key] = k.SegmentInfo
+				}
+			}
+		}
+		out = append(out, g)
+	}
+	return out
+}
+
+// tail returns the key of the newest segment of the newest epoch when a
+// master may still be writing after it: the job has not finished and no
+// newer epoch has been claimed. It returns "" when every segment may be
+// compacted.
+func (c *compactor) tail(ctx context.Context, groups []*epochSegs, epochs []EpochInfo) (string, error) {
+	if len(groups) == 0 {
+		return "", nil
+	}
+	g := groups[len(groups)-1]
+	last := g.kept[len(g.kept)-1]
+	if n := len(epochs); n > 0 && epochs[n-1].Epoch > g.epoch {
+		return "", nil // fenced by a newer claim: this epoch is sealed
+	}
+	finished, err := c.log.endsFinished(ctx, last.Key)
+	if err != nil || finished {
+		return "", err
+	}
+	c.skip(last.Key, "newest segment of a job that has not finished: a master may still be writing")
+	return last.Key, nil
+}
+
+// endsFinished reports whether the segment key decodes and ends with
+// job_finished. A segment that does not decode is not an error here.
+func (l *Log) endsFinished(ctx context.Context, key string) (bool, error) {
+	sr, err := l.OpenSegment(ctx, key)
+	if errors.Is(err, ErrNotFound) || IsCorrupt(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	var last format.Event
+	buf := make([]format.Event, readBatch)
+	for {
+		n, err := sr.Read(buf)
+		if n > 0 {
+			last = buf[n-1]
+		}
+		if err == io.EOF || (err == nil && n == 0) {
+			break
+		}
+		if err != nil {
+			return false, nil
+		}
+	}
+	return last.Kind == format.KindJobFinished, nil
+}
+
+func (c *compactor) skip(key, reason string) {
+	c.res.Skipped = append(c.res.Skipped, SkippedSegment{Key: key, Reason: reason})
+}
+
+// runs returns the runs of consecutive segments of g worth merging: at
+// least two, together within the target size and event bound.
+func (c *compactor) runs(g *epochSegs, tail string) [][]SegmentInfo {
+	var runs [][]SegmentInfo
+	var cur []SegmentInfo
+	var size, rows int64
+	flush := func() {
+		if len(cur) >= 2 {
+			runs = append(runs, cur)
+		}
+		cur, size, rows = nil, 0, 0
+	}
+	for _, s := range g.kept {
+		switch {
+		case s.err != nil, s.Key == tail:
+			flush()
+			continue
+		case g.fence > 0 && s.First >= g.fence:
+			flush()
+			c.skip(s.Key, "holds only rows of a fenced master")
+			continue
+		case s.Size >= c.opts.TargetSize:
+			flush()
+			continue
+		}
+		contiguous := len(cur) == 0 || s.First == cur[len(cur)-1].Last+1
+		if !contiguous || size+s.Size > c.opts.TargetSize || rows+s.Rows() > c.opts.MaxEvents {
+			flush()
+		}
+		cur = append(cur, s.SegmentInfo)
+		size += s.Size
+		rows += s.Rows()
+	}
+	flush()
+	return runs
+}
+
+// deleteLeftovers deletes the segments of g that a covering segment
+// already covers, once the covering segment has been checked to hold every
+// row its name promises.
+func (c *compactor) deleteLeftovers(ctx context.Context, g *epochSegs) error {
+	checked := make(map[string]bool)
+	for _, s := range g.kept {
+		for key, cover := range g.covered {
+			if cover.Key != s.Key {
+				continue
+			}
+			if !checked[cover.Key] {
+				if err := c.checkCover(ctx, cover); err != nil {
+					return err
+				}
+				checked[cover.Key] = true
+			}
+			if c.opts.DryRun {
+				c.res.Leftovers++
+				continue
+			}
+			if err := c.log.Delete(ctx, key); err != nil && !errors.Is(err, ErrNotFound) {
+				return fmt.Errorf("delete covered %w", err)
+			}
+			c.res.Leftovers++
+			c.res.SegmentsAfter--
+		}
+	}
+	return nil
+}
+
+// checkCover reads a covering segment whole and checks its rows against
+// its name.
+func (c *compactor) checkCover(ctx context.Context, s SegmentInfo) error {
+	_, err := c.readPart(ctx, s, nil)
+	return err
+}
+
+// readPart reads segment s whole, checks every row against its name and
+// appends the events to dst.
+func (c *compactor) readPart(ctx context.Context, s SegmentInfo, dst []format.Event) ([]format.Event, error) {
+	sr, err := c.log.OpenSegment(ctx, s.Key)
+	if err != nil {
+		return dst, err
+	}
+	if int64(sr.Len()) != s.Rows() {
+		return dst, &CorruptError{Key: s.Key, Err: fmt.Errorf("the name says %d rows, the segment holds %d", s.Rows(), sr.Len())}
+	}
+	want := s.First
+	buf := make([]format.Event, readBatch)
+	for {
+		n, rerr := sr.Read(buf)
+		for _, e := range buf[:n] {
+			if e.Seq != want || e.Epoch != s.Epoch {
+				return dst, &CorruptError{Key: s.Key, Err: fmt.Errorf("row %d holds epoch %d seq %d, the name says epoch %d seq %d",
+					want-s.First, e.Epoch, e.Seq, s.Epoch, want)}
+			}
+			want++
+			dst = append(dst, e)
+		}
+		if rerr == io.EOF || (rerr == nil && n == 0) {
+			return dst, nil
+		}
+		if rerr != nil {
+			return dst, segmentError(s.Key, rerr)
+		}
+	}
+}
+
+// compactRun merges the parts of one run into a covering segment and
+// deletes them. A torn newest segment of the epoch ends the run before it.
+func (c *compactor) compactRun(ctx context.Context, g *epochSegs, parts []SegmentInfo) error {
+	var events []format.Event
+	for i, p := range parts {
+		var err error
+		events, err = c.readPart(ctx, p, events)
+		if errors.Is(err, format.ErrNoFooter) && p.Key == g.kept[len(g.kept)-1].Key {
+			c.skip(p.Key, "torn (no valid footer)")
+			events = events[:len(events)-int(p.Rows())+int(p.Rows())] // rows read before the error were none
+			parts = parts[:i]
+			break
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if len(parts) < 2 {
+		return nil
+	}
+	return c.writeCover(ctx, parts, events)
+}
+
+// writeCover encodes events (the rows of parts) as one covering segment,
+// writes it and deletes the parts. When the covering segment would exceed
+// MaxSegmentBytes, the parts are split in two halves, each merged on its
+// own: a covering segment must never end inside a part.
+func (c *compactor) writeCover(ctx context.Context, parts []SegmentInfo, events []format.Event) error {
+	c.buf.Reset()
+	if err := format.EncodeSegment(&c.buf, events); err != nil {
+		return fmt.Errorf("encode covering segment of %s: %w", parts[0].Key, err)
+	}
+	if c.buf.Len() > maxSegmentBytes {
+		if len(parts) < 4 {
+			return nil // halves of one part each: nothing to merge
+		}
+		mid := len(parts) / 2
+		split := int(parts[mid].First - parts[0].First)
+		if err := c.writeCover(ctx, parts[:mid], events[:split]); err != nil {
+			return err
+		}
+		return c.writeCover(ctx, parts[mid:], events[split:])
+	}
+	info := CoveringInfo{Key: FormatSegmentName(parts[0].Epoch, parts[0].First, parts[len(parts)-1].Last),
+		Parts: len(parts), Events: int64(len(events)), Bytes: int64(c.buf.Len())}
+	var partBytes int64
+	for _, p := range parts {
+		partBytes += p.Size
+	}
+	if c.opts.DryRun {
+		info.Bytes = partBytes
+		c.res.Covering = append(c.res.Covering, info)
+		return nil
+	}
+	if err := c.lock.refresh(ctx); err != nil {
+		return err
+	}
+	if _, err := c.log.putSegment(ctx, events, c.buf.Bytes()); err != nil {
+		if !errors.Is(err, ErrExists) {
+			return err
+		}
+		// Another compaction wrote it with other bytes: use it if it holds
+		// the rows.
+		if err := c.checkCover(ctx, SegmentInfo{Key: info.Key, Epoch: parts[0].Epoch, First: parts[0].First, Last: parts[len(parts)-1].Last}); err != nil {
+			return err
+		}
+	}
+	c.res.Covering = append(c.res.Covering, info)
+	c.res.SegmentsAfter++
+	c.res.BytesAfter += info.Bytes
+	for _, p := range parts {
+		if err := c.log.Delete(ctx, p.Key); err != nil && !errors.Is(err, ErrNotFound) {
+			return fmt.Errorf("delete compacted %w", err)
+		}
+		c.res.SegmentsAfter--
+		c.res.BytesAfter -= p.Size
+	}
+	return nil
+}
