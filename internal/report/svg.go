@@ -138,6 +138,7 @@ func writeSVG(s *svgWriter, t *Timeline) {
 		`<rect width="6" height="6" fill="#f6c177"/><rect width="2.5" height="6" fill="#e07b00"/></pattern>` +
 		`<pattern id="jt-gap" width="8" height="8" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">` +
 		`<rect width="8" height="8" fill="#eceef2"/><rect width="1.5" height="8" fill="#d5d9e0"/></pattern></defs>` + "\n")
+	s.printf(`<rect x="0" y="0" width="%d" height="%.0f" fill="#ffffff"/>`+"\n", chartWidth, l.height)
 	writeHeader(s, t)
 	writeLanes(s, t, l)
 	writeGrid(s, sc, t, l)

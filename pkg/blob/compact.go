@@ -36,15 +36,15 @@ type CompactOptions struct {
 
 // CompactResult says what Compact did (or, with DryRun, would do).
 type CompactResult struct {
-	URL            string          `json:"log"`
-	SegmentsBefore int             `json:"segments_before"`
-	SegmentsAfter  int             `json:"segments_after"`
-	BytesBefore    int64           `json:"bytes_before"`
-	BytesAfter     int64           `json:"bytes_after"`
-	Covering       []CoveringInfo  `json:"covering"`
-	Leftovers      int             `json:"leftovers_deleted"` // parts of earlier compactions that had not been deleted
+	URL            string           `json:"log"`
+	SegmentsBefore int              `json:"segments_before"`
+	SegmentsAfter  int              `json:"segments_after"`
+	BytesBefore    int64            `json:"bytes_before"`
+	BytesAfter     int64            `json:"bytes_after"`
+	Covering       []CoveringInfo   `json:"covering"`
+	Leftovers      int              `json:"leftovers_deleted"` // parts of earlier compactions that had not been deleted
 	Skipped        []SkippedSegment `json:"skipped"`
-	DryRun         bool            `json:"dry_run"`
+	DryRun         bool             `json:"dry_run"`
 }
 
 // CoveringInfo describes one covering segment written by Compact.
@@ -85,7 +85,7 @@ func Compact(ctx context.Context, l *Log, opts CompactOptions) (*CompactResult, 
 	if opts.TargetSize <= 0 {
 		opts.TargetSize = DefaultCompactTargetSize
 	}
-	opts.TargetSize = min(opts.TargetSize, int64(maxSegmentBytes))
+	opts.TargetSize = min(opts.TargetSize, MaxSegmentBytes)
 	if opts.MaxEvents <= 0 {
 		opts.MaxEvents = DefaultCompactMaxEvents
 	}
@@ -121,10 +121,9 @@ type compactor struct {
 // epochSegs is what compaction knows of one epoch's segments.
 type epochSegs struct {
 	epoch   int32
-	kept    []coveredSeg          // uncovered, in seq order
-	covered map[string]SegmentInfo // covered key → its cover
-	parts   map[string][]SegmentInfo
-	fence   int64
+	kept    []coveredSeg // what a reader reads, in seq order
+	covered []coverPair  // leftovers of earlier compactions
+	fence   int64        // first seq of the next epoch; 0: none
 }
 
 func (c *compactor) run(ctx context.Context) error {
@@ -173,7 +172,7 @@ func planEpochs(segs []SegmentInfo, epochs []EpochInfo) []*epochSegs {
 		if len(byEpoch[e]) == 0 {
 			continue
 		}
-		g := &epochSegs{epoch: e, covered: make(map[string]SegmentInfo)}
+		g := &epochSegs{epoch: e}
 		if i+1 < len(order) {
 			next := order[i+1]
 			if info, ok := claimed[next]; ok {
@@ -182,16 +181,7 @@ func planEpochs(segs []SegmentInfo, epochs []EpochInfo) []*epochSegs {
 				g.fence = byEpoch[next][0].First
 			}
 		}
-		var p logPlan
-		g.kept = p.uncovered(byEpoch[e])
-		for _, n := range p.notices {
-			// The covering key is in the notice; find its SegmentInfo.
-			for _, k := range g.kept {
-				if n.Message == "covered by "+k.Key+"; skipped" {
-					g.covered[n.Key] = k.SegmentInfo
-				}
-			}
-		}
+		g.kept, g.covered = coverSegments(byEpoch[e])
 		out = append(out, g)
 	}
 	return out
@@ -291,27 +281,22 @@ func (c *compactor) runs(g *epochSegs, tail string) [][]SegmentInfo {
 // row its name promises.
 func (c *compactor) deleteLeftovers(ctx context.Context, g *epochSegs) error {
 	checked := make(map[string]bool)
-	for _, s := range g.kept {
-		for key, cover := range g.covered {
-			if cover.Key != s.Key {
-				continue
-			}
-			if !checked[cover.Key] {
-				if err := c.checkCover(ctx, cover); err != nil {
-					return err
-				}
-				checked[cover.Key] = true
-			}
-			if c.opts.DryRun {
-				c.res.Leftovers++
-				continue
-			}
-			if err := c.log.Delete(ctx, key); err != nil && !errors.Is(err, ErrNotFound) {
-				return fmt.Errorf("delete covered %w", err)
-			}
-			c.res.Leftovers++
-			c.res.SegmentsAfter--
+	for _, pair := range g.covered {
+		c.res.Leftovers++
+		if c.opts.DryRun {
+			continue
 		}
+		if !checked[pair.cover.Key] {
+			if err := c.checkCover(ctx, pair.cover); err != nil {
+				return err
+			}
+			checked[pair.cover.Key] = true
+		}
+		if err := c.log.Delete(ctx, pair.part.Key); err != nil && !errors.Is(err, ErrNotFound) {
+			return fmt.Errorf("delete covered %w", err)
+		}
+		c.res.SegmentsAfter--
+		c.res.BytesAfter -= pair.part.Size
 	}
 	return nil
 }
@@ -356,14 +341,24 @@ func (c *compactor) readPart(ctx context.Context, s SegmentInfo, dst []format.Ev
 
 // compactRun merges the parts of one run into a covering segment and
 // deletes them. A torn newest segment of the epoch ends the run before it.
+// A dry run reads nothing and reports the covering segment by its parts.
 func (c *compactor) compactRun(ctx context.Context, g *epochSegs, parts []SegmentInfo) error {
+	if c.opts.DryRun {
+		info := CoveringInfo{Key: FormatSegmentName(parts[0].Epoch, parts[0].First, parts[len(parts)-1].Last), Parts: len(parts)}
+		for _, p := range parts {
+			info.Events += p.Rows()
+			info.Bytes += p.Size
+		}
+		c.res.Covering = append(c.res.Covering, info)
+		return nil
+	}
+	newest := g.kept[len(g.kept)-1].Key
 	var events []format.Event
 	for i, p := range parts {
 		var err error
 		events, err = c.readPart(ctx, p, events)
-		if errors.Is(err, format.ErrNoFooter) && p.Key == g.kept[len(g.kept)-1].Key {
+		if errors.Is(err, format.ErrNoFooter) && p.Key == newest {
 			c.skip(p.Key, "torn (no valid footer)")
-			events = events[:len(events)-int(p.Rows())+int(p.Rows())] // rows read before the error were none
 			parts = parts[:i]
 			break
 		}
@@ -387,27 +382,20 @@ func (c *compactor) writeCover(ctx context.Context, parts []SegmentInfo, events 
 		return fmt.Errorf("encode covering segment of %s: %w", parts[0].Key, err)
 	}
 	if c.buf.Len() > maxSegmentBytes {
-		if len(parts) < 4 {
-			return nil // halves of one part each: nothing to merge
-		}
 		mid := len(parts) / 2
 		split := int(parts[mid].First - parts[0].First)
-		if err := c.writeCover(ctx, parts[:mid], events[:split]); err != nil {
-			return err
+		if mid >= 2 {
+			if err := c.writeCover(ctx, parts[:mid], events[:split]); err != nil {
+				return err
+			}
 		}
-		return c.writeCover(ctx, parts[mid:], events[split:])
+		if len(parts)-mid >= 2 {
+			return c.writeCover(ctx, parts[mid:], events[split:])
+		}
+		return nil
 	}
 	info := CoveringInfo{Key: FormatSegmentName(parts[0].Epoch, parts[0].First, parts[len(parts)-1].Last),
 		Parts: len(parts), Events: int64(len(events)), Bytes: int64(c.buf.Len())}
-	var partBytes int64
-	for _, p := range parts {
-		partBytes += p.Size
-	}
-	if c.opts.DryRun {
-		info.Bytes = partBytes
-		c.res.Covering = append(c.res.Covering, info)
-		return nil
-	}
 	if err := c.lock.refresh(ctx); err != nil {
 		return err
 	}

@@ -190,6 +190,21 @@ type coveredSeg struct {
 // with a notice each. Segments that overlap without one covering the other
 // are corruption. segs are in name order (first, then last ascending).
 func (p *logPlan) uncovered(segs []SegmentInfo) []coveredSeg {
+	kept, covered := coverSegments(segs)
+	for _, c := range covered {
+		p.notices = append(p.notices, format.Notice{Kind: format.NoticeCovered, Key: c.part.Key, Epoch: c.part.Epoch,
+			Seq: c.part.First, Count: c.part.Rows(), Message: "covered by " + c.cover.Key + "; skipped"})
+	}
+	return kept
+}
+
+// coverPair is a segment and the segment of its epoch that covers it.
+type coverPair struct{ part, cover SegmentInfo }
+
+// coverSegments splits the segments of one epoch into those a reader reads
+// (in seq order, with an error for one that overlaps another without
+// covering it) and those that another one covers.
+func coverSegments(segs []SegmentInfo) (kept []coveredSeg, covered []coverPair) {
 	sorted := append([]SegmentInfo(nil), segs...)
 	sort.SliceStable(sorted, func(i, j int) bool {
 		if sorted[i].First != sorted[j].First {
@@ -197,13 +212,11 @@ func (p *logPlan) uncovered(segs []SegmentInfo) []coveredSeg {
 		}
 		return sorted[i].Last > sorted[j].Last // the widest first: it covers the rest
 	})
-	var kept []coveredSeg
 	for _, s := range sorted {
 		if n := len(kept); n > 0 {
 			cur := kept[n-1]
 			if s.Last <= cur.Last {
-				p.notices = append(p.notices, format.Notice{Kind: format.NoticeCovered, Key: s.Key, Epoch: s.Epoch,
-					Seq: s.First, Count: s.Rows(), Message: "covered by " + cur.Key + "; skipped"})
+				covered = append(covered, coverPair{part: s, cover: cur.SegmentInfo})
 				continue
 			}
 			if s.First <= cur.Last {
@@ -213,7 +226,7 @@ func (p *logPlan) uncovered(segs []SegmentInfo) []coveredSeg {
 		}
 		kept = append(kept, coveredSeg{SegmentInfo: s})
 	}
-	return kept
+	return kept, covered
 }
 
 // maxLogDepth bounds how deep Logs looks below the log's prefix.

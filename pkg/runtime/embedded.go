@@ -103,6 +103,7 @@ func Run(ctx context.Context, spec *Spec, opts Options) (*Summary, error) {
 	if opts.Log != nil {
 		return runOnLog(ctx, spec, opts)
 	}
+	t0 := time.Now()
 	log, err := blob.Create(ctx, opts.Events)
 	if err != nil {
 		return nil, err
@@ -112,7 +113,13 @@ func Run(ctx context.Context, spec *Spec, opts Options) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	return runEpoch(ctx, log, st, opts)
+	begin := time.Since(t0)
+	sum, err := runEpoch(ctx, log, st, opts)
+	if sum != nil {
+		sum.Recording += begin.Seconds()
+		sum.Wall += begin.Seconds()
+	}
+	return sum, err
 }
 
 // Resume recovers the job of the log at opts.Events with the embedded

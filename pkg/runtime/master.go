@@ -148,6 +148,8 @@ type runStats struct {
 	reruns   int
 	kept     int
 	plan     *replay.RecoveryPlan
+	// recording is the time the master waited on the event log.
+	recording time.Duration
 }
 
 func newMaster(cfg masterConfig) *master {

@@ -70,7 +70,9 @@ func (m *master) emit(e format.Event) error {
 	if e.Time.IsZero() {
 		e.Time = m.clock.Now().UTC()
 	}
+	t0 := time.Now()
 	seq, err := m.log.Append(e)
+	m.stats.recording += time.Since(t0)
 	if err != nil {
 		return m.logError(err)
 	}
@@ -94,6 +96,8 @@ func (m *master) crash(seq int64) error {
 
 // flush makes every event written so far durable.
 func (m *master) flush(ctx context.Context) error {
+	t0 := time.Now()
+	defer func() { m.stats.recording += time.Since(t0) }()
 	if err := m.log.Flush(ctx); err != nil {
 		return m.logError(err)
 	}

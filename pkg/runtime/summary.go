@@ -29,8 +29,11 @@ type Summary struct {
 	Kept     int     `json:"kept"`
 	Reruns   int     `json:"reruns"`
 	Wall     float64 `json:"wall_seconds"`
-	LastSeq  int64   `json:"last_seq"`
-	Log      string  `json:"log"`
+	// Recording is the time the master spent waiting on the event log
+	// (appends, blocking flushes, opening the epoch), in seconds.
+	Recording float64 `json:"recording_seconds"`
+	LastSeq   int64   `json:"last_seq"`
+	Log       string  `json:"log"`
 	// Outputs lists where the sinks commit their output.
 	Outputs []string `json:"outputs"`
 }
@@ -40,7 +43,7 @@ func (m *master) summary() *Summary {
 		Job: m.job, Epoch: m.epoch, Recovered: m.cfg.recovering,
 		FullRestart: m.cfg.fullRestart, Vertices: len(m.vertices),
 		Deployed: m.stats.deployed, Kept: m.stats.kept, Reruns: m.stats.reruns,
-		Wall: m.clock.Now().Sub(m.started).Seconds(), LastSeq: m.state.LastSeq(),
+		Wall: m.clock.Now().Sub(m.started).Seconds(), Recording: m.stats.recording.Seconds(), LastSeq: m.state.LastSeq(),
 		Status: m.state.Status(), Outputs: []string{},
 	}
 	for _, v := range m.vertices {

@@ -175,8 +175,8 @@ func (r *Result) StripTiming() {
 }
 
 // MostExposed returns the crash point where fault f made the job redo the
-// most bytes (the earliest of equals), and false when the drill did not
-// run f.
+// most bytes (of equals, the one with the most subtasks, then the
+// earliest), and false when the drill did not run f.
 func (r *Result) MostExposed(f Fault) (CurvePoint, bool) {
 	var best CurvePoint
 	found := false
