@@ -14,6 +14,10 @@ import (
 	"github.com/jobevent/jobevent/pkg/runtime/drill"
 )
 
+// drillPlanner is the planner the drill predicts with; nil means
+// replay.Plan. Tests set a broken one to see the command fail.
+var drillPlanner drill.Planner
+
 func newDrillCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "drill",
@@ -101,6 +105,7 @@ func drillOptions(c *cli.Context) (drill.Options, error) {
 	o := drill.Options{
 		Seed: c.Int64("seed"), Parallel: c.Int("parallel"), Workers: c.Int("workers"),
 		Keep: c.String("keep"), SpecPath: c.Args().First(), Stderr: c.App.ErrWriter,
+		Planner: drillPlanner,
 	}
 	switch p := c.String("points"); p {
 	case "all":

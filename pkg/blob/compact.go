@@ -211,28 +211,14 @@ func (c *compactor) tail(ctx context.Context, groups []*epochSegs, epochs []Epoc
 // endsFinished reports whether the segment key decodes and ends with
 // job_finished. A segment that does not decode is not an error here.
 func (l *Log) endsFinished(ctx context.Context, key string) (bool, error) {
-	sr, err := l.OpenSegment(ctx, key)
+	e, err := l.lastEvent(ctx, key)
 	if errors.Is(err, ErrNotFound) || IsCorrupt(err) {
 		return false, nil
 	}
 	if err != nil {
 		return false, err
 	}
-	var last format.Event
-	buf := make([]format.Event, readBatch)
-	for {
-		n, err := sr.Read(buf)
-		if n > 0 {
-			last = buf[n-1]
-		}
-		if err == io.EOF || (err == nil && n == 0) {
-			break
-		}
-		if err != nil {
-			return false, nil
-		}
-	}
-	return last.Kind == format.KindJobFinished, nil
+	return e.Kind == format.KindJobFinished, nil
 }
 
 func (c *compactor) skip(key, reason string) {

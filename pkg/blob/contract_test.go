@@ -102,6 +102,10 @@ func runContract(t *testing.T, b backend) {
 		{"Heartbeat", testHeartbeat},
 		{"Import", testImport},
 		{"SharedByURL", testSharedByURL},
+		{"CreateConflict", testCreateConflict},
+		{"NoOverwrite", testNoOverwrite},
+		{"Compact", testCompact},
+		{"Summary", testSummary},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, b) })

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/jobevent/jobevent/pkg/blob"
 	"github.com/jobevent/jobevent/pkg/format"
@@ -281,7 +282,17 @@ edges:
 		t.Fatal(err)
 	}
 	defer l.Close()
-	before := readLog(t, url)
+	// The source's finish is flushed without the master waiting for it:
+	// wait until it is durable.
+	var before []format.Event
+	deadline := time.Now().Add(10 * time.Second)
+	for len(before) < 4 || before[len(before)-1].Kind != format.KindVertexInitialized {
+		if time.Now().After(deadline) {
+			t.Fatalf("log never got the source's finish: %d events", len(before))
+		}
+		time.Sleep(5 * time.Millisecond) // polling interval of the condition
+		before = readLogMaybe(t, url)
+	}
 	if err := l.ClaimEpoch(ctx, blob.EpochInfo{Epoch: 2, Master: "usurper", StartSeq: before[len(before)-1].Seq + 1}); err != nil {
 		t.Fatal(err)
 	}

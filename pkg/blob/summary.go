@@ -1,0 +1,165 @@
+package blob
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/jobevent/jobevent/pkg/format"
+)
+
+// Summary describes a log from its listing, its epoch objects and two
+// segments (the first and the newest): what `jobevent ls` shows. It reads
+// no other segment, so it costs the same for a log of any length.
+type Summary struct {
+	URL      string `json:"log"`
+	Job      string `json:"job"`      // from the first event; "" when it cannot be read
+	Epochs   int    `json:"epochs"`   // claimed, or holding segments
+	Segments int    `json:"segments"` // segment objects, covered ones included
+	// Events and LastSeq count the events as read, from the segment names:
+	// covered segments and fenced rows left out (a torn segment is not
+	// detected without reading it).
+	Events       int64     `json:"events"`
+	LastSeq      int64     `json:"last_seq"`
+	Bytes        int64     `json:"bytes"` // of the segments
+	LastModified time.Time `json:"last_modified"`
+	// Status is job_finished's status (finished, failed, canceled) when
+	// the newest segment ends with it, else "unfinished"; "empty" for a
+	// log without segments.
+	Status   string `json:"status"`
+	Finished bool   `json:"finished"`
+	// Problem says what could not be read, e.g. a newest segment without
+	// a footer; "" when all was well.
+	Problem string `json:"problem,omitempty"`
+}
+
+// Summarize returns the Summary of l. A log that does not exist is a
+// *NoLogError; a segment that cannot be decoded is not an error but a
+// Problem. Safe for concurrent use.
+func (l *Log) Summarize(ctx context.Context) (*Summary, error) {
+	segs, unknown, err := l.listSegments(ctx)
+	if err != nil {
+		return nil, err
+	}
+	epochs, err := l.listEpochObjects(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if len(segs) == 0 {
+		ok, err := l.Exists(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, &NoLogError{URL: l.URL()}
+		}
+	}
+	s := &Summary{URL: l.URL(), Segments: len(segs), Status: "empty"}
+	for _, seg := range segs {
+		s.Bytes += seg.Size
+		s.LastModified = later(s.LastModified, seg.ModTime)
+	}
+	claimed := make(map[int32]EpochInfo)
+	for _, o := range epochs {
+		s.LastModified = later(s.LastModified, o.ModTime)
+		if e, ok := parseEpochKey(o.Key); ok {
+			claimed[e] = EpochInfo{Epoch: e}
+		}
+	}
+	if infos, err := l.Epochs(ctx); err == nil {
+		for _, e := range infos {
+			claimed[e.Epoch] = e
+		}
+	} else if !IsCorrupt(err) {
+		return nil, err
+	} else {
+		s.Problem = err.Error()
+	}
+	plan := buildPlan(segs, unknown, claimed)
+	s.Epochs = len(epochOrder(groupByEpoch(segs), claimed))
+	for _, it := range plan.items {
+		if it.err == nil {
+			s.Events += it.end() - it.First + 1
+			s.LastSeq = max(s.LastSeq, it.end())
+		}
+	}
+	if len(plan.items) == 0 {
+		return s, nil
+	}
+	s.Status = "unfinished"
+	first, newest := plan.items[0], plan.items[len(plan.items)-1]
+	if e, err := l.firstEvent(ctx, first.Key); err == nil {
+		s.Job = e.Job
+	} else {
+		s.Problem = firstLine(err)
+	}
+	last, err := l.lastEvent(ctx, newest.Key)
+	switch {
+	case err != nil && s.Problem == "":
+		s.Problem = firstLine(err)
+	case err == nil && last.Kind == format.KindJobFinished && last.Seq <= newest.end():
+		s.Status, s.Finished = last.Status, true
+	}
+	return s, nil
+}
+
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+// listEpochObjects lists epochs/: claims and heartbeats, with their
+// modification times.
+func (l *Log) listEpochObjects(ctx context.Context) ([]objectInfo, error) {
+	var objs []objectInfo
+	err := l.store.list(ctx, EpochsDir, func(o objectInfo) error {
+		objs = append(objs, o)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list %s of %s: %w", EpochsDir, l.URL(), err)
+	}
+	return objs, nil
+}
+
+// firstEvent returns the first event of segment key.
+func (l *Log) firstEvent(ctx context.Context, key string) (format.Event, error) {
+	sr, err := l.OpenSegment(ctx, key)
+	if err != nil {
+		return format.Event{}, err
+	}
+	e, err := sr.Next()
+	if err != nil {
+		return format.Event{}, segmentError(key, err)
+	}
+	return e, nil
+}
+
+// lastEvent returns the last event of segment key.
+func (l *Log) lastEvent(ctx context.Context, key string) (format.Event, error) {
+	sr, err := l.OpenSegment(ctx, key)
+	if err != nil {
+		return format.Event{}, err
+	}
+	var last format.Event
+	buf := make([]format.Event, readBatch)
+	for {
+		n, err := sr.Read(buf)
+		if n > 0 {
+			last = buf[n-1]
+		}
+		if err == io.EOF || (err == nil && n == 0) {
+			if last.Kind == "" {
+				return last, &CorruptError{Key: key, Err: errors.New("segment holds no rows")}
+			}
+			return last, nil
+		}
+		if err != nil {
+			return last, segmentError(key, err)
+		}
+	}
+}
