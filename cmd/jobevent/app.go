@@ -33,6 +33,9 @@ func commands() []*cli.Command {
 		newMasterCommand(),
 		newWorkerCommand(),
 		newDrillCommand(),
+		newCompactCommand(),
+		newLsCommand(),
+		newStatusCommand(),
 	}
 }
 

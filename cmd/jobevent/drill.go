@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/jobevent/jobevent/internal/progress"
 	"github.com/jobevent/jobevent/internal/report"
 	"github.com/jobevent/jobevent/pkg/runtime"
 	"github.com/jobevent/jobevent/pkg/runtime/drill"
@@ -22,7 +23,7 @@ func newDrillCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "drill",
 		Usage: "crash the job at every point and prove that the dry run predicts what recovery reruns",
-		UsageText: "jobevent drill SPEC.yaml [--points all|N] [--at SEQ,...] [--faults master,worker,torn-tail,slow-workers,double] [--seed N] [--parallel N] [--format table|json] [--report FILE.html] [--keep DIR] [--no-timing]\n\n" +
+		UsageText: "jobevent drill SPEC.yaml [--points all|N] [--at SEQ,...] [--faults master,worker,torn-tail,slow-workers,double] [--seed N] [--parallel N] [--format table|json] [--report FILE.html] [--keep DIR] [--no-timing] [--quiet]\n\n" +
 			"EXAMPLES:\n" +
 			"   jobevent drill testdata/jobs/wordcount.yaml --points all\n" +
 			"   jobevent drill testdata/jobs/flink-failover.yaml --faults master,double --seed 3 --report drill.html\n" +
@@ -56,6 +57,7 @@ func newDrillCommand() *cli.Command {
 			&cli.StringFlag{Name: "report", Usage: "write the cost curve and the cases as an HTML page to `FILE`"},
 			&cli.StringFlag{Name: "keep", Usage: "copy failing cases to `DIR`", DefaultText: "a printed temporary directory"},
 			&cli.BoolFlag{Name: "no-timing", Usage: "leave the wall times out, so that equal drills print equal output"},
+			quietFlag(),
 			formatFlag("table", "json"),
 		},
 		Action: runDrill,
@@ -74,7 +76,15 @@ func runDrill(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	p := newProgress(c)
+	p.Start("drill "+spec.Job, 0, progress.Cases)
+	opts.Stderr = p.Writer(c.App.ErrWriter)
+	opts.Progress = func(done, total int) {
+		p.SetTotal(int64(total))
+		p.Set(int64(done))
+	}
 	res, err := drill.Run(c.Context, spec, opts)
+	p.Done()
 	if err != nil {
 		return err
 	}

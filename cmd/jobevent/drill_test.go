@@ -28,7 +28,7 @@ func drillTemp(t *testing.T) string {
 
 func TestDrill_Table(t *testing.T) {
 	drillTemp(t)
-	r := runCLI(t, "drill", drillSpec, "--at", "10,21,32", "--faults", "master,double", "--no-timing").wantCode(t, 0)
+	r := runCLI(t, "drill", drillSpec, "--at", "10,21,32", "--faults", "master,slow-workers,double", "--no-timing").wantCode(t, 0)
 	path := filepath.Join(drillGoldenDir, "shuffle-at-10-21-32.table")
 	if *update {
 		if err := os.WriteFile(path, []byte(r.stdout), 0o644); err != nil {
@@ -51,12 +51,12 @@ func TestDrill_Table(t *testing.T) {
 func TestDrill_JSON(t *testing.T) {
 	drillTemp(t)
 	// Flags after the spec, as people type them.
-	r := runCLI(t, "drill", drillSpec, "--points", "2", "--faults", "slow-workers", "--format", "json", "--seed", "3").wantCode(t, 0)
+	r := runCLI(t, "drill", drillSpec, "--at", "5,17,30,40", "--faults", "slow-workers", "--format", "json", "--seed", "3").wantCode(t, 0)
 	var res drill.Result
 	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil {
 		t.Fatalf("stdout is not the JSON of a drill: %v\n%s", err, r.stdout)
 	}
-	if res.Job != "shuffle" || res.Seed != 3 || !res.Verdict.OK || len(res.Cases) != len(res.Points) || len(res.Points) < 3 {
+	if res.Job != "shuffle" || res.Seed != 3 || !res.Verdict.OK || len(res.Cases) != 4 || len(res.Points) != 4 {
 		t.Fatalf("result = job %s seed %d, %d points, %d cases, verdict %s", res.Job, res.Seed, len(res.Points), len(res.Cases), res.Verdict)
 	}
 	for _, c := range res.Cases {

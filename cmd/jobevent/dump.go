@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/jobevent/jobevent/internal/progress"
 	"github.com/jobevent/jobevent/pkg/format"
 )
 
@@ -27,7 +28,8 @@ func newDumpCommand() *cli.Command {
 			"--vertex matches events of that vertex, resets naming one of its subtasks and snapshots\n" +
 			"of its coordinator; --subtask matches subtask events and resets of that subtask number.\n" +
 			"--since and --until are inclusive seqs. --follow keeps printing new events until interrupted.\n" +
-			"Torn tails and fenced rows are reported as warnings on stderr.",
+			"Torn tails and fenced rows are reported as warnings on stderr. On a terminal a progress\n" +
+			"bar counts the events read (not with --follow or --quiet).",
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "kind", Usage: "only events of kind `K` (repeatable; comma-separated)"},
 			&cli.StringFlag{Name: "vertex", Usage: "only events concerning vertex `V`"},
@@ -38,6 +40,7 @@ func newDumpCommand() *cli.Command {
 			&cli.BoolFlag{Name: "follow", Usage: "keep printing new events until interrupted"},
 			&cli.DurationFlag{Name: "poll-interval", Value: time.Second, Usage: "how often --follow looks for new segments (`DURATION`)"},
 			formatFlag("table", "json", "csv"),
+			quietFlag(),
 		},
 		Action: runDump,
 	}
@@ -157,16 +160,33 @@ func runDump(c *cli.Context) error {
 		return err
 	}
 	defer src.Close()
-	p := newEventPrinter(c.String("format"), c.App.Writer, follow)
-	err = dumpEvents(src, p, &filter, follow, c.App.ErrWriter)
+	bar := newDumpProgress(c, src, &filter, follow)
+	defer bar.Done()
+	p := newEventPrinter(c.String("format"), bar.Writer(c.App.Writer), follow)
+	err = dumpEvents(withProgress(src, bar), p, &filter, follow, c.App.ErrWriter)
 	if ferr := p.Flush(); err == nil {
 		err = ferr
 	}
+	bar.Done()
 	printNotices(c.App.ErrWriter, src.Notices())
 	if follow && (errors.Is(err, context.Canceled) || c.Context.Err() != nil) {
 		return nil // interrupted: the normal end of --follow
 	}
 	return err
+}
+
+// newDumpProgress returns the progress line of a dump: the events read of
+// those the segment names promise between --since and --until. A dump
+// that follows the log has no end to show progress towards: it gets none.
+func newDumpProgress(c *cli.Context, src eventSource, f *eventFilter, follow bool) *progress.Reporter {
+	if follow {
+		return progress.Disabled()
+	}
+	bar := newProgress(c)
+	if bar.Enabled() {
+		bar.Start("dump", eventTotal(c.Context, src, f.since, f.until), progress.Events)
+	}
+	return bar
 }
 
 // dumpEvents copies the matching events of src to p. When following, the

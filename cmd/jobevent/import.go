@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/jobevent/jobevent/internal/progress"
 	"github.com/jobevent/jobevent/pkg/blob"
 	"github.com/jobevent/jobevent/pkg/format"
 )
@@ -25,8 +26,9 @@ func newImportCommand() *cli.Command {
 			"the epochs/ objects its master_started events imply. It does not judge the log: that is\n" +
 			"\"jobevent validate\". The input is checked whole before anything is written (stdin is\n" +
 			"spooled to a temporary file); a log that already holds events is refused. The summary\n" +
-			"goes to stderr (--format json: a JSON object on stdout).",
-		Flags:  []cli.Flag{formatFlag("table", "json")},
+			"goes to stderr (--format json: a JSON object on stdout; --quiet: none). On a terminal a\n" +
+			"progress bar shows each pass.",
+		Flags:  []cli.Flag{formatFlag("table", "json"), quietFlag()},
 		Action: runImport,
 	}
 }
@@ -44,14 +46,18 @@ func runImport(c *cli.Context) error {
 		return err
 	}
 	file, url := c.Args().Get(0), c.Args().Get(1)
-	in, name, err := openImportInput(file, c.App.Reader)
+	p := newProgress(c)
+	defer p.Done()
+	p.Start("import: reading stdin", 0, progress.Bytes) // shown only while stdin is spooled
+	in, name, err := openImportInput(file, p.Reader(c.App.Reader))
 	if err != nil {
 		return err
 	}
 	defer in.close()
 	// The input is checked whole first, so that a syntax error never
 	// leaves a half-imported log behind.
-	if err := checkSyntax(in.f, name); err != nil {
+	events, err := checkSyntax(in.f, name, p)
+	if err != nil {
 		return err
 	}
 	log, err := blob.Create(c.Context, url)
@@ -59,8 +65,10 @@ func runImport(c *cli.Context) error {
 		return err
 	}
 	defer log.Close()
-	src := &namedJSONReader{name: name, r: format.NewJSONReader(in.f)}
+	p.Start("import: writing", events, progress.Events)
+	src := &namedJSONReader{name: name, r: format.NewJSONReader(in.f), p: p}
 	stats, err := blob.Import(c.Context, log, src, blob.ImportOptions{})
+	p.Done()
 	if errors.Is(err, blob.ErrLogExists) {
 		return fmt.Errorf("%s already holds events: import writes new logs only", url)
 	}
@@ -70,6 +78,9 @@ func runImport(c *cli.Context) error {
 	sum := importSummary{Log: url, Events: stats.Events, Segments: stats.Segments, Epochs: stats.Epochs}
 	if c.String("format") == "json" {
 		return writeJSON(c.App.Writer, sum)
+	}
+	if c.Bool("quiet") {
+		return nil
 	}
 	fmt.Fprintf(c.App.ErrWriter, "imported %d event%s into %s: %d segment%s, %d epoch%s\n",
 		sum.Events, plural(int(sum.Events)), url, sum.Segments, plural(sum.Segments), sum.Epochs, plural(sum.Epochs))
@@ -115,34 +126,47 @@ func (in *importInput) close() {
 	}
 }
 
-// checkSyntax reads every event of f and rewinds it.
-func checkSyntax(f *os.File, name string) error {
-	r := &namedJSONReader{name: name, r: format.NewJSONReader(f)}
+// checkSyntax reads every event of f, counting the bytes read into p, and
+// rewinds it. It returns the number of events.
+func checkSyntax(f *os.File, name string, p *progress.Reporter) (int64, error) {
+	var size int64
+	if fi, err := f.Stat(); err == nil {
+		size = fi.Size()
+	}
+	p.Start("import: checking", size, progress.Bytes)
+	r := &namedJSONReader{name: name, r: format.NewJSONReader(p.Reader(f))}
+	var n int64
 	for {
 		_, err := r.Next()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return err
+			return n, err
 		}
+		n++
 	}
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return fmt.Errorf("%s: %w", name, err)
+		return n, fmt.Errorf("%s: %w", name, err)
 	}
-	return nil
+	return n, nil
 }
 
-// namedJSONReader prefixes syntax errors with the input's name.
+// namedJSONReader prefixes syntax errors with the input's name, and counts
+// the events read into a progress line when it has one.
 type namedJSONReader struct {
 	name string
 	r    *format.JSONReader
+	p    *progress.Reporter // nil: none
 }
 
 func (r *namedJSONReader) Next() (format.Event, error) {
 	e, err := r.r.Next()
 	if err != nil && err != io.EOF {
 		return e, fmt.Errorf("%s: %w", r.name, err)
+	}
+	if err == nil && r.p != nil {
+		r.p.Add(1)
 	}
 	return e, err
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/jobevent/jobevent/internal/progress"
 	"github.com/jobevent/jobevent/pkg/replay"
 )
 
@@ -24,10 +25,12 @@ func newValidateCommand() *cli.Command {
 			"references to vertices and subtasks, ...) and reports each violation as a finding with a\n" +
 			"rule id. Corruption is an error finding naming the object; a torn tail and fenced rows\n" +
 			"are warnings. Exit 1 when there is an error finding (--strict: any finding).\n" +
-			"--format github prints workflow annotations (::error file=...,title=RULE::seq N: ...).",
+			"--format github prints workflow annotations (::error file=...,title=RULE::seq N: ...).\n" +
+			"On a terminal a progress bar counts the events checked (not with --quiet).",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "strict", Usage: "exit 1 on warnings too"},
 			formatFlag("table", "json", "github"),
+			quietFlag(),
 		},
 		Action: runValidate,
 	}
@@ -44,12 +47,17 @@ func runValidate(c *cli.Context) error {
 		return err
 	}
 	var all []logFinding
-	for _, arg := range c.Args().Slice() {
+	bar := newProgress(c)
+	defer bar.Done()
+	for i, arg := range c.Args().Slice() {
 		src, err := openSource(c.Context, arg, sourceOptions{})
 		if err != nil {
 			return err
 		}
-		fs := replay.Validate(src, replay.ValidateOptions{})
+		if bar.Enabled() {
+			bar.Start(validateLabel(arg, i, c.NArg()), eventTotal(c.Context, src, 0, 0), progress.Events)
+		}
+		fs := replay.Validate(withProgress(src, bar), replay.ValidateOptions{})
 		src.Close()
 		for _, f := range fs {
 			if f.Key == arg {
@@ -58,6 +66,7 @@ func runValidate(c *cli.Context) error {
 			all = append(all, logFinding{Log: arg, Finding: f})
 		}
 	}
+	bar.Done()
 	if err := printFindings(c, all); err != nil {
 		return err
 	}
@@ -66,6 +75,15 @@ func runValidate(c *cli.Context) error {
 		return findings("validate: %d error%s, %d warning%s", errs, plural(errs), warns, plural(warns))
 	}
 	return nil
+}
+
+// validateLabel names the log being validated on the progress line: the
+// i-th (from 0) of n.
+func validateLabel(arg string, i, n int) string {
+	if n == 1 {
+		return "validate " + arg
+	}
+	return fmt.Sprintf("validate %d/%d %s", i+1, n, arg)
 }
 
 func countFindings(fs []logFinding) (errs, warns int) {

@@ -35,7 +35,7 @@ var (
 		title: "bytes redone",
 		value: func(c drill.Cost) float64 { return float64(c.Bytes) },
 		label: func(v float64) string { return drillBytes(int64(v)) },
-		ceil:  drillNiceCeil,
+		ceil:  drillBytesCeil,
 	}
 	drillSubtasksAxis = drillAxis{
 		title: "subtasks redone",
@@ -148,6 +148,17 @@ func drillLine(b *strings.Builder, r *drill.Result, f drill.Fault, axis drillAxi
 		}
 		fmt.Fprintf(b, `<circle cx="%.1f" cy="%.1f" r="2.6" fill="%s"><title>%s</title></circle>`, x, y, color, html.EscapeString(tip))
 	}
+}
+
+// drillBytesCeil rounds a byte count up so that a quarter of it is 1, 2
+// or 5 times a power of ten of the binary unit drillBytes labels it with
+// (4 KiB, 8 KiB, 20 KiB, 800 B).
+func drillBytesCeil(v float64) float64 {
+	unit := 1.0
+	for v >= 1024*unit && unit < 1<<50 {
+		unit *= 1024
+	}
+	return 4 * drillNiceCeil(v/unit/4) * unit
 }
 
 // drillNiceCeil rounds v up to 1, 2 or 5 times a power of ten (at least

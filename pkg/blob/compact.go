@@ -89,7 +89,8 @@ func Compact(ctx context.Context, l *Log, opts CompactOptions) (*CompactResult, 
 	if opts.MaxEvents <= 0 {
 		opts.MaxEvents = DefaultCompactMaxEvents
 	}
-	c := &compactor{log: l, opts: opts, res: &CompactResult{URL: l.URL(), DryRun: opts.DryRun}}
+	c := &compactor{log: l, opts: opts, res: &CompactResult{URL: l.URL(), DryRun: opts.DryRun,
+		Covering: []CoveringInfo{}, Skipped: []SkippedSegment{}}}
 	if !opts.DryRun {
 		lock, err := l.lockCompaction(ctx)
 		if err != nil {
@@ -144,6 +145,13 @@ func (c *compactor) run(ctx context.Context) error {
 	tail, err := c.tail(ctx, groups, epochs)
 	if err != nil {
 		return err
+	}
+	for _, g := range groups {
+		for _, s := range g.kept {
+			if s.err != nil {
+				return &CorruptError{Key: s.Key, Err: s.err}
+			}
+		}
 	}
 	for _, g := range groups {
 		if err := c.deleteLeftovers(ctx, g); err != nil {
@@ -239,7 +247,7 @@ func (c *compactor) runs(g *epochSegs, tail string) [][]SegmentInfo {
 	}
 	for _, s := range g.kept {
 		switch {
-		case s.err != nil, s.Key == tail:
+		case s.Key == tail:
 			flush()
 			continue
 		case g.fence > 0 && s.First >= g.fence:

@@ -396,3 +396,26 @@ func TestCompact_Crash(t *testing.T) {
 		}
 	}
 }
+
+// TestCompact_Overlap refuses a log whose segments overlap without one
+// covering the other.
+func TestCompact_Overlap(t *testing.T) {
+	l, err := Create(ctx, "mem://compact-overlap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	claim(t, l, 1, 1)
+	events := numbered(genEvents(30, 10), 1, 1)
+	keys := writeSegments(t, l, events, 10)
+	bad, err := l.WriteSegment(ctx, events[5:15])
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Compact(ctx, l, CompactOptions{})
+	if !IsCorrupt(err) || !strings.Contains(err.Error(), "overlaps") || !strings.Contains(err.Error(), bad) {
+		t.Fatalf("err = %v, want an overlap corruption naming %s", err, bad)
+	}
+	if got := segmentKeys(t, l); len(got) != len(keys)+1 {
+		t.Fatalf("segments = %v, want them untouched", got)
+	}
+}

@@ -235,11 +235,11 @@ func testSummary(t *testing.T, b backend) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Job != "wordcount" || s.Epochs != 2 || s.Segments != 7 || s.Events != 49 || s.LastSeq != 49 ||
+	if s.Job != "wordcount" || s.Epochs != 2 || s.Segments != 7 || s.Events != 50 || s.LastSeq != 50 ||
 		s.Finished || s.Status != "unfinished" || s.Bytes <= 0 || s.LastModified.IsZero() || s.Problem != "" {
 		t.Fatalf("summary = %+v", s)
 	}
-	w := l.NewWriter(2, 50, WriterOptions{})
+	w := l.NewWriter(2, 51, WriterOptions{})
 	w.Append(finishedEvent())
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
@@ -251,7 +251,7 @@ func testSummary(t *testing.T, b backend) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Events != 50 || s.Segments != 3 || !s.Finished || s.Status != "finished" {
+	if s.Events != 51 || s.Segments != 3 || !s.Finished || s.Status != "finished" {
 		t.Fatalf("summary after finish and compaction = %+v", s)
 	}
 }

@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"os"
 	"testing"
+	"time"
+
+	"github.com/jobevent/jobevent/internal/blobtest"
 )
 
 // TestSegments_10k lists a log of 10,000 segments (several listing pages on
@@ -15,10 +18,12 @@ func TestSegments_10k(t *testing.T) {
 	for name, url := range map[string]func(t *testing.T) string{
 		"mem":  func(t *testing.T) string { return "mem://listing-10k?prefix=big/" },
 		"file": func(t *testing.T) string { return "file://" + t.TempDir() + "?prefix=big/" },
+		// S3 lists 1,000 keys a page: ten pages.
+		"s3": func(t *testing.T) string { return blobtest.WithPrefix(blobtest.S3(t), "big/") },
 	} {
 		t.Run(name, func(t *testing.T) {
-			if name == "file" && testing.Short() {
-				t.Skip("creates 10,000 files")
+			if name != "mem" && testing.Short() {
+				t.Skip("creates 10,000 objects")
 			}
 			l, err := Create(ctx, url(t))
 			if err != nil {
@@ -44,10 +49,12 @@ func TestSegments_10k(t *testing.T) {
 			tail := numbered(genEvents(3, 1), 1, n-2)
 			writeSegments(t, l, tail, 1)
 
+			start := time.Now()
 			segs, err := l.Segments(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
+			t.Logf("%s: listed %d segments in %v", name, len(segs), time.Since(start))
 			if len(segs) != n {
 				t.Fatalf("segments = %d, want %d", len(segs), n)
 			}

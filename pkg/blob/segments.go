@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jobevent/jobevent/pkg/format"
@@ -236,6 +237,20 @@ const maxLogDepth = 8
 // every prefix holding a job.yaml or an events/ directory. It does not look
 // inside a log for further logs. Bucket-wide tools (`jobevent ls`) use it.
 func (l *Log) Logs(ctx context.Context) ([]string, error) {
+	prefixes, err := l.logPrefixes(ctx)
+	if err != nil {
+		return nil, err
+	}
+	logs := make([]string, len(prefixes))
+	for i, p := range prefixes {
+		logs[i] = l.loc.withPrefix(p).String()
+	}
+	return logs, nil
+}
+
+// logPrefixes returns the prefixes (within the bucket) of the logs at or
+// below l's prefix, in name order.
+func (l *Log) logPrefixes(ctx context.Context) ([]string, error) {
 	var logs []string
 	level := []string{""}
 	for depth := 0; depth <= maxLogDepth && len(level) > 0; depth++ {
@@ -246,7 +261,7 @@ func (l *Log) Logs(ctx context.Context) ([]string, error) {
 				return nil, fmt.Errorf("list logs under %s: %w", l.URL(), err)
 			}
 			if isLogLevel(p, files, dirs) {
-				logs = append(logs, l.loc.withPrefix(l.loc.prefix+p).String())
+				logs = append(logs, l.loc.prefix+p)
 				continue
 			}
 			next = append(next, dirs...)
@@ -256,6 +271,99 @@ func (l *Log) Logs(ctx context.Context) ([]string, error) {
 	sort.Strings(logs)
 	return logs, nil
 }
+
+// summaryWorkers is how many logs Summaries reads at once.
+const summaryWorkers = 4
+
+// Summaries returns the Summary of every log at or below l's prefix (see
+// Logs), in name order, reading a few at a time through l's bucket. A log
+// that cannot be summarized gets a Summary with only URL, Prefix and
+// Problem set.
+func (l *Log) Summaries(ctx context.Context) ([]*Summary, error) {
+	prefixes, err := l.logPrefixes(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*Summary, len(prefixes))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(summaryWorkers, len(prefixes)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				sub := l.sub(prefixes[i])
+				s, err := sub.Summarize(ctx)
+				if err != nil {
+					s = &Summary{URL: sub.URL(), Prefix: sub.Prefix(), Status: "unknown", Problem: firstLine(err)}
+				}
+				out[i] = s
+			}
+		}()
+	}
+	for i := range prefixes {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return out, ctx.Err()
+}
+
+// sub returns the log at prefix (at or below l's prefix) in l's bucket,
+// sharing l's bucket connection. Closing it does not close the bucket.
+func (l *Log) sub(prefix string) *Log {
+	rel := strings.TrimPrefix(prefix, l.loc.prefix)
+	return &Log{loc: l.loc.withPrefix(prefix), store: &subStore{inner: l.store, rel: rel}}
+}
+
+// subStore is the objectStore of a log below another's prefix: keys are
+// relative to the inner store's prefix plus rel.
+type subStore struct {
+	inner objectStore
+	rel   string // "" or ends with "/"
+}
+
+func (s *subStore) create(ctx context.Context, key string, data []byte, ct string) error {
+	return s.inner.create(ctx, s.rel+key, data, ct)
+}
+
+func (s *subStore) put(ctx context.Context, key string, data []byte, ct string) error {
+	return s.inner.put(ctx, s.rel+key, data, ct)
+}
+
+func (s *subStore) get(ctx context.Context, key string) ([]byte, error) {
+	return s.inner.get(ctx, s.rel+key)
+}
+
+func (s *subStore) stat(ctx context.Context, key string) (objectInfo, error) {
+	o, err := s.inner.stat(ctx, s.rel+key)
+	o.Key = strings.TrimPrefix(o.Key, s.rel)
+	return o, err
+}
+
+func (s *subStore) list(ctx context.Context, prefix string, fn func(objectInfo) error) error {
+	return s.inner.list(ctx, s.rel+prefix, func(o objectInfo) error {
+		o.Key = strings.TrimPrefix(o.Key, s.rel)
+		return fn(o)
+	})
+}
+
+func (s *subStore) listLevel(ctx context.Context, prefix string) (files, dirs []string, err error) {
+	files, dirs, err = s.inner.listLevel(ctx, s.rel+prefix)
+	for i := range files {
+		files[i] = strings.TrimPrefix(files[i], s.rel)
+	}
+	for i := range dirs {
+		dirs[i] = strings.TrimPrefix(dirs[i], s.rel)
+	}
+	return files, dirs, err
+}
+
+func (s *subStore) delete(ctx context.Context, key string) error {
+	return s.inner.delete(ctx, s.rel+key)
+}
+
+func (s *subStore) close() error { return nil }
 
 func isLogLevel(p string, files, dirs []string) bool {
 	for _, f := range files {

@@ -15,6 +15,7 @@ import (
 // no other segment, so it costs the same for a log of any length.
 type Summary struct {
 	URL      string `json:"log"`
+	Prefix   string `json:"prefix"`   // the log's prefix within its bucket
 	Job      string `json:"job"`      // from the first event; "" when it cannot be read
 	Epochs   int    `json:"epochs"`   // claimed, or holding segments
 	Segments int    `json:"segments"` // segment objects, covered ones included
@@ -56,7 +57,7 @@ func (l *Log) Summarize(ctx context.Context) (*Summary, error) {
 			return nil, &NoLogError{URL: l.URL()}
 		}
 	}
-	s := &Summary{URL: l.URL(), Segments: len(segs), Status: "empty"}
+	s := &Summary{URL: l.URL(), Prefix: l.Prefix(), Segments: len(segs), Status: "empty"}
 	for _, seg := range segs {
 		s.Bytes += seg.Size
 		s.LastModified = later(s.LastModified, seg.ModTime)

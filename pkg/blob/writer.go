@@ -405,6 +405,9 @@ func (w *Writer) uploadSegment(part []format.Event, data []byte) error {
 
 func (w *Writer) tryUpload(ctx context.Context, key string, data []byte) error {
 	newest, err := w.log.newestEpoch(ctx)
+	if err != nil && !isRetryable(err) {
+		return permanent(fmt.Errorf("check fencing: %w", err))
+	}
 	if err != nil {
 		return fmt.Errorf("check fencing: %w", err)
 	}

@@ -109,7 +109,7 @@ func Run(ctx context.Context, spec *Spec, opts Options) (*Summary, error) {
 		return nil, err
 	}
 	defer log.Close()
-	st, err := beginEpoch(ctx, log, spec, opts.Resume, embeddedAddr, opts.Stderr)
+	st, err := beginEpoch(ctx, log, spec, opts.Resume, embeddedAddr, opts.Stderr, opts.Settings)
 	if err != nil {
 		return nil, err
 	}
@@ -137,7 +137,7 @@ func Resume(ctx context.Context, opts Options) (*Summary, error) {
 		return nil, err
 	}
 	defer log.Close()
-	st, err := beginEpoch(ctx, log, nil, true, embeddedAddr, opts.Stderr)
+	st, err := beginEpoch(ctx, log, nil, true, embeddedAddr, opts.Stderr, opts.Settings)
 	if err != nil {
 		return nil, err
 	}
@@ -148,9 +148,6 @@ func Resume(ctx context.Context, opts Options) (*Summary, error) {
 func runEpoch(ctx context.Context, log *blob.Log, st *epochStart, opts Options) (*Summary, error) {
 	start := time.Now()
 	spec := st.spec
-	if opts.Settings != nil {
-		opts.Settings(&spec.Settings)
-	}
 	buckets := newBucketOpener(opts.Dir)
 	defer buckets.Close()
 	if st.finished != "" {

@@ -27,6 +27,7 @@ type ExistsError struct {
 	Job string
 }
 
+// Error names the log and the job and suggests --resume.
 func (e *ExistsError) Error() string {
 	return fmt.Sprintf("event log %s already holds job %s: use --resume to recover it in a new epoch, or another --events log", e.URL, e.Job)
 }
@@ -55,7 +56,10 @@ type epochStart struct {
 // beginEpoch opens a new job in log, or, with resume, prepares its
 // recovery: it reads job.yaml, folds the log, and claims the next epoch
 // (which fences the previous master). warn receives the loud messages.
-func beginEpoch(ctx context.Context, log *blob.Log, spec *Spec, resume bool, addr string, warn io.Writer) (*epochStart, error) {
+//
+// adjust, when not nil, changes the job's settings as soon as the spec is
+// known (tests shorten timeouts, or turn recovery off).
+func beginEpoch(ctx context.Context, log *blob.Log, spec *Spec, resume bool, addr string, warn io.Writer, adjust func(*Settings)) (*epochStart, error) {
 	exists, err := log.Exists(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("open event log %s: %w", log.URL(), err)
@@ -63,6 +67,9 @@ func beginEpoch(ctx context.Context, log *blob.Log, spec *Spec, resume bool, add
 	if !exists {
 		if spec == nil {
 			return nil, fmt.Errorf("recover %s: %w", log.URL(), blob.ErrNoLog)
+		}
+		if adjust != nil {
+			adjust(&spec.Settings)
 		}
 		return newJobEpoch(ctx, log, spec, addr)
 	}
@@ -73,7 +80,7 @@ func beginEpoch(ctx context.Context, log *blob.Log, spec *Spec, resume bool, add
 		}
 		return nil, &ExistsError{URL: log.URL(), Job: job}
 	}
-	return recoveryEpoch(ctx, log, spec, addr, warn)
+	return recoveryEpoch(ctx, log, spec, addr, warn, adjust)
 }
 
 func newJobEpoch(ctx context.Context, log *blob.Log, spec *Spec, addr string) (*epochStart, error) {
@@ -94,7 +101,7 @@ func claim(ctx context.Context, log *blob.Log, info blob.EpochInfo) error {
 	return err
 }
 
-func recoveryEpoch(ctx context.Context, log *blob.Log, given *Spec, addr string, warn io.Writer) (*epochStart, error) {
+func recoveryEpoch(ctx context.Context, log *blob.Log, given *Spec, addr string, warn io.Writer, adjust func(*Settings)) (*epochStart, error) {
 	raw, err := log.ReadSpec(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("recover: %w", err)
@@ -102,6 +109,9 @@ func recoveryEpoch(ctx context.Context, log *blob.Log, given *Spec, addr string,
 	spec, err := ParseSpec("job.yaml", raw)
 	if err != nil {
 		return nil, fmt.Errorf("recover %s: %w", log.URL(), err)
+	}
+	if adjust != nil {
+		adjust(&spec.Settings)
 	}
 	if given != nil && !bytes.Equal(bytes.TrimSpace(given.Raw), bytes.TrimSpace(raw)) {
 		fmt.Fprintf(warn, "jobevent: warning: %s differs from the job.yaml stored in the log; recovering the job as logged\n", given.File)

@@ -282,13 +282,13 @@ edges:
 		t.Fatal(err)
 	}
 	defer l.Close()
-	// The source's finish is flushed without the master waiting for it:
-	// wait until it is durable.
+	// The master does not wait for its flushes: wait until the start of
+	// the gated attempt, its last event before the gate, is durable.
 	var before []format.Event
 	deadline := time.Now().Add(10 * time.Second)
-	for len(before) < 4 || before[len(before)-1].Kind != format.KindVertexInitialized {
+	for len(before) == 0 || before[len(before)-1].Kind != format.KindSubtaskStarted || before[len(before)-1].Vertex != "wait" {
 		if time.Now().After(deadline) {
-			t.Fatalf("log never got the source's finish: %d events", len(before))
+			t.Fatalf("log never got the gated attempt's start: %d events", len(before))
 		}
 		time.Sleep(5 * time.Millisecond) // polling interval of the condition
 		before = readLogMaybe(t, url)

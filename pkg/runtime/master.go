@@ -136,6 +136,7 @@ type master struct {
 	started      time.Time
 
 	inbox chan any
+	done  chan struct{} // closed when run returns: nobody reads inbox any more
 	stats runStats
 
 	flushes  sync.WaitGroup        // asynchronous flushes in flight
@@ -158,7 +159,7 @@ func newMaster(cfg masterConfig) *master {
 		clock: cfg.clock, logf: logger(cfg.stderr, "master"),
 		byID: map[string]*vertexRun{}, workers: map[string]*workerRef{},
 		partLoc: map[partID]*workerRef{}, held: map[string][]heldPartition{}, deferred: map[string]bool{},
-		inbox: make(chan any, 64),
+		inbox: make(chan any, 64), done: make(chan struct{}),
 	}
 	if m.clock == nil {
 		m.clock = wallClock{}
@@ -231,12 +232,16 @@ func (m *master) register(ctx context.Context, reg registration, link workerLink
 	case m.inbox <- msgRegister{reg: reg, link: link, reply: ch}:
 	case <-ctx.Done():
 		return registrationReply{}, ctx.Err()
+	case <-m.done:
+		return registrationReply{}, errMasterGone
 	}
 	select {
 	case r := <-ch:
 		return r.reply, r.err
 	case <-ctx.Done():
 		return registrationReply{}, ctx.Err()
+	case <-m.done:
+		return registrationReply{}, errMasterGone
 	}
 }
 
@@ -246,6 +251,8 @@ func (m *master) report(ctx context.Context, rep *taskReport) error {
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
+	case <-m.done:
+		return errMasterGone
 	}
 }
 
@@ -255,22 +262,39 @@ func (m *master) nextSplit(ctx context.Context, req splitRequest) (splitReply, e
 	case m.inbox <- msgSplit{req: req, reply: ch}:
 	case <-ctx.Done():
 		return splitReply{}, ctx.Err()
+	case <-m.done:
+		return splitReply{}, errMasterGone
 	}
 	select {
 	case r := <-ch:
 		return r.reply, r.err
 	case <-ctx.Done():
 		return splitReply{}, ctx.Err()
+	case <-m.done:
+		return splitReply{}, errMasterGone
 	}
 }
 
 func (m *master) workerLost(id string, err error) {
+	m.post(msgWorkerLost{worker: id, err: err})
+}
+
+// post delivers msg to the loop without blocking the caller.
+func (m *master) post(msg any) {
 	select {
-	case m.inbox <- msgWorkerLost{worker: id, err: err}:
+	case m.inbox <- msg:
 	default:
-		go func() { m.inbox <- msgWorkerLost{worker: id, err: err} }()
+		go func() {
+			select {
+			case m.inbox <- msg:
+			case <-m.done:
+			}
+		}()
 	}
 }
+
+// errMasterGone is returned to callers of a master whose loop has ended.
+var errMasterGone = errors.New("jobevent/runtime: the master has stopped")
 
 // errStop ends the master loop without an error of its own: the job
 // ended and its terminal event is written.
@@ -279,8 +303,13 @@ var errStop = errors.New("stop")
 // run runs the epoch until the job ends, the context is canceled, the
 // master is fenced or crashes on purpose.
 func (m *master) run(ctx context.Context) (*Summary, error) {
+	defer close(m.done)
 	m.started = m.clock.Now()
 	m.lastSnapshot = m.started
+	// Heartbeat from the start: a recovering master may wait a while for
+	// its workers, and a standby must not take it for dead meanwhile.
+	hbStop := m.startHeartbeat(ctx)
+	defer hbStop()
 	var err error
 	if m.cfg.recovering {
 		err = m.recover(ctx)
@@ -288,10 +317,8 @@ func (m *master) run(ctx context.Context) (*Summary, error) {
 		err = m.submit(ctx)
 	}
 	if err != nil {
-		return m.summary(), err
+		return m.end(ctx, err)
 	}
-	hbStop := m.startHeartbeat(ctx)
-	defer hbStop()
 	for {
 		if err := m.schedule(ctx); err != nil {
 			return m.end(ctx, err)

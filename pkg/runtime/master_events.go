@@ -18,6 +18,7 @@ type CrashError struct {
 	Seq int64
 }
 
+// Error says after which event the master crashed.
 func (e *CrashError) Error() string {
 	return fmt.Sprintf("crashed on purpose after event %d was durable (--crash-after-seq)", e.Seq)
 }
@@ -33,6 +34,7 @@ type JobError struct {
 	Err    string
 }
 
+// Error reads like "job wordcount failed: sink/0 attempt 3: …".
 func (e *JobError) Error() string {
 	if e.Err == "" {
 		return fmt.Sprintf("job %s %s", e.Job, e.Status)
@@ -50,10 +52,12 @@ type FencedError struct {
 	Err   error
 }
 
+// Error says which epoch was fenced and why the master stops.
 func (e *FencedError) Error() string {
 	return fmt.Sprintf("epoch %d fenced: a newer master took the job over; this master stops: %v", e.Epoch, e.Err)
 }
 
+// Unwrap returns the log's error (blob.ErrFenced).
 func (e *FencedError) Unwrap() error { return e.Err }
 
 // emit writes one event of this epoch and folds it into the state. It
@@ -245,6 +249,11 @@ func (m *master) snapshot() error {
 
 // finishJob commits the sinks, writes job_finished and cleans up.
 func (m *master) finishJob(ctx context.Context) error {
+	// The commit is the job's first effect outside it: make sure this
+	// master still holds the job (the flush checks for a newer epoch).
+	if err := m.flush(ctx); err != nil {
+		return err
+	}
 	if err := m.commit(ctx); err != nil {
 		return m.failJob(ctx, fmt.Errorf("commit output: %w", err))
 	}

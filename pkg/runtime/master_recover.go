@@ -64,7 +64,7 @@ func (m *master) awaitWorkers(ctx context.Context) (replay.Availability, error) 
 	defer func() {
 		// Requeue what arrived meanwhile, for the main loop.
 		for _, msg := range deferredMsgs {
-			go func(msg any) { m.inbox <- msg }(msg)
+			m.post(msg)
 		}
 	}()
 	for !enough() {

@@ -93,7 +93,7 @@ func RunMaster(ctx context.Context, opts MasterOptions) (*Summary, error) {
 	if opts.Standby {
 		st, err = standby(ctx, log, opts, addr)
 	} else {
-		st, err = beginEpoch(ctx, log, opts.Spec, opts.Resume, addr, opts.Stderr)
+		st, err = beginEpoch(ctx, log, opts.Spec, opts.Resume, addr, opts.Stderr, opts.Settings)
 	}
 	if err != nil {
 		return nil, err
@@ -105,9 +105,6 @@ func RunMaster(ctx context.Context, opts MasterOptions) (*Summary, error) {
 // over HTTP.
 func runProcessEpoch(ctx context.Context, log *blob.Log, st *epochStart, opts MasterOptions, addr string, srv *masterServer) (*Summary, error) {
 	spec := st.spec
-	if opts.Settings != nil {
-		opts.Settings(&spec.Settings)
-	}
 	buckets := newBucketOpener(opts.Dir)
 	defer buckets.Close()
 	if st.finished != "" {
@@ -160,29 +157,39 @@ func standby(ctx context.Context, log *blob.Log, opts MasterOptions, addr string
 	}
 	var watched int32
 	var since time.Time
+	var beating bool // a heartbeat of the watched epoch was seen
 	for {
 		epochs, err := log.Epochs(ctx)
+		if errors.Is(err, blob.ErrNotFound) {
+			// fileblob's listing trips over an object replaced while
+			// it lists (the heartbeat): look again at the next tick.
+			epochs, err = nil, nil
+		}
 		if err != nil {
 			return nil, err
 		}
 		if len(epochs) > 0 {
 			newest := epochs[len(epochs)-1].Epoch
 			if newest != watched {
-				watched, since = newest, opts.Clock.Now()
+				watched, since, beating = newest, opts.Clock.Now(), false
 				logf("watching epoch %d (master %s)", newest, epochs[len(epochs)-1].Master)
 			}
 			age, err := log.HeartbeatAge(ctx, newest)
 			stale := err == nil && age > settings.HeartbeatTimeout
-			if errors.Is(err, blob.ErrNotFound) {
+			beating = beating || err == nil
+			switch {
+			case errors.Is(err, blob.ErrNotFound) && !beating:
 				// No heartbeat yet: stale once we have waited a
 				// whole timeout ourselves.
 				stale = opts.Clock.Now().Sub(since) > settings.HeartbeatTimeout
-			} else if err != nil {
+			case errors.Is(err, blob.ErrNotFound):
+				// Being rewritten right now: look again.
+			case err != nil:
 				return nil, err
 			}
 			if stale {
 				logf("heartbeat of epoch %d is stale (age %v > %v): taking over", newest, age.Round(time.Millisecond), settings.HeartbeatTimeout)
-				st, err := beginEpoch(ctx, log, nil, true, addr, opts.Stderr)
+				st, err := beginEpoch(ctx, log, nil, true, addr, opts.Stderr, opts.Settings)
 				if errors.Is(err, ErrEpochLost) {
 					logf("%v", err)
 					continue

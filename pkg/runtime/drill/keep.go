@@ -65,8 +65,8 @@ func (d *driller) repro(c *Case) []string {
 	log := shellQuote(logDirName + "?prefix=" + d.job + "/")
 	lines := []string{
 		fmt.Sprintf("# Replays drill case %s of job %s (seed %d).", c.Name(), d.job, d.opts.Seed),
-		"# The drill ran with " + "job-event.store.write-buffer.flush-interval 1h, so that segments end",
-		"# at vertex boundaries only; a job that runs longer than 1s may cut its segments elsewhere.",
+		"# The drill set job-event.store.write-buffer.flush-interval to 1h; jobevent run keeps the",
+		"# spec's, so a run longer than that may end its segments, and lose to a torn tail, elsewhere.",
 		"set -e",
 		`dir=$(mktemp -d) && cd "$dir" && echo "reproducing in $dir"`,
 	}

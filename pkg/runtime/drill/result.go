@@ -121,11 +121,11 @@ type Verdict struct {
 	Points int `json:"points"`
 	Faults int `json:"faults"`
 	Cases  int `json:"cases"`
-	// Mismatched counts the cases whose prediction did not hold,
-	// OutputDiffers those whose output differed, InvalidLog those whose
-	// recovered log has validate errors, Errors those whose runs did not
-	// go as a drill needs, Failed every case with a problem (a case can
-	// count in several).
+	// Errors counts the cases whose runs did not go as a drill needs
+	// (they were not judged); of the others, Mismatched counts those whose
+	// prediction did not hold, OutputDiffers those whose output differed,
+	// InvalidLog those whose recovered log has validate errors (a case can
+	// count in several). Failed counts every case with a problem.
 	Mismatched    int `json:"mismatched"`
 	OutputDiffers int `json:"output_differs"`
 	InvalidLog    int `json:"invalid_log"`
@@ -196,6 +196,13 @@ func (r *Result) verdict() Verdict {
 	v := Verdict{Points: len(r.Points), Faults: len(r.Faults), Cases: len(r.Cases)}
 	for i := range r.Cases {
 		c := &r.Cases[i]
+		if !c.OK() {
+			v.Failed++
+		}
+		if c.Error != "" {
+			v.Errors++ // never judged: neither matched nor differed
+			continue
+		}
 		if !c.Match {
 			v.Mismatched++
 		}
@@ -204,12 +211,6 @@ func (r *Result) verdict() Verdict {
 		}
 		if c.LogErrors > 0 {
 			v.InvalidLog++
-		}
-		if c.Error != "" {
-			v.Errors++
-		}
-		if !c.OK() {
-			v.Failed++
 		}
 	}
 	v.OK = v.Failed == 0

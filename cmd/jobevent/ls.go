@@ -1,0 +1,100 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/jobevent/jobevent/pkg/blob"
+)
+
+func newLsCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "ls",
+		Usage: "list the job logs under a bucket or prefix",
+		UsageText: "jobevent ls BUCKET [--format table|json]\n\n" +
+			"EXAMPLES:\n" +
+			"   jobevent ls file:///var/lib/jobevent\n" +
+			"   jobevent ls s3://ops-logs?prefix=jobs/&region=eu-west-1 --format json | jq -r '.logs[] | select(.finished | not) | .log'",
+		Description: "Finds every log at or below BUCKET's prefix (a prefix holding job.yaml or events/) and\n" +
+			"prints, for each: its prefix, job id, epochs, segments, events (as read: covered segments\n" +
+			"and fenced rows left out), bytes, when it was last modified (by the bucket's clock) and\n" +
+			"whether the job finished. It reads the listing, the epoch objects and two segments per log\n" +
+			"(the first and the newest), whatever the length of the log.",
+		Flags:  []cli.Flag{formatFlag("table", "json")},
+		Action: runLs,
+	}
+}
+
+// lsOutput is what ls --format json prints.
+type lsOutput struct {
+	Bucket string          `json:"bucket"`
+	Logs   []*blob.Summary `json:"logs"`
+}
+
+func runLs(c *cli.Context) error {
+	if err := wantArgs(c, 1, 1); err != nil {
+		return err
+	}
+	arg := c.Args().First()
+	if isJSONLPath(arg) {
+		return fmt.Errorf("%s: ls needs a bucket or directory, not a JSONL file", arg)
+	}
+	bucket, err := blob.Open(c.Context, arg)
+	if err != nil {
+		return err
+	}
+	defer bucket.Close()
+	logs, err := bucket.Summaries(c.Context)
+	if err != nil {
+		return err
+	}
+	for _, s := range logs {
+		if s.Problem != "" {
+			warnf(c.App.ErrWriter, "%s: %s", s.URL, s.Problem)
+		}
+	}
+	if c.String("format") == "json" {
+		return writeJSON(c.App.Writer, lsOutput{Bucket: bucket.URL(), Logs: logs})
+	}
+	return printLs(c.App.Writer, bucket.URL(), logs)
+}
+
+// printLs writes the table form of ls.
+func printLs(w io.Writer, bucket string, logs []*blob.Summary) error {
+	if len(logs) == 0 {
+		fmt.Fprintf(w, "no job logs under %s\n", bucket)
+		return nil
+	}
+	t := newTable(w, "prefix", "job", "epochs", "segments", "events", "bytes", "last modified", "status")
+	for _, s := range logs {
+		prefix := s.Prefix
+		if prefix == "" {
+			prefix = "(root)"
+		}
+		modified := "-"
+		if !s.LastModified.IsZero() {
+			modified = s.LastModified.UTC().Format(time.RFC3339)
+		}
+		err := t.Append(prefix, orDash(s.Job), strconv.Itoa(s.Epochs), strconv.Itoa(s.Segments),
+			strconv.FormatInt(s.Events, 10), humanBytes(s.Bytes), modified, s.Status)
+		if err != nil {
+			return fmt.Errorf("ls: table: %w", err)
+		}
+	}
+	if err := t.Render(); err != nil {
+		return fmt.Errorf("ls: table: %w", err)
+	}
+	fmt.Fprintf(w, "%d log%s under %s\n", len(logs), plural(len(logs)), bucket)
+	return nil
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
