@@ -133,6 +133,7 @@ func TestDrill_UsageErrors(t *testing.T) {
 		{[]string{"drill", drillSpec, "--parallel", "0"}, "--parallel and --workers must be at least 1"},
 		{[]string{"drill", drillSpec, "--format", "csv"}, `bad --format "csv"`},
 		{[]string{"drill", "no-such-spec.yaml"}, "no-such-spec.yaml"},
+		{[]string{"drill", drillSpec, "--at", "900"}, "no crash point: [900] names no seq of the clean log (1 to 42)"},
 	} {
 		runCLI(t, tc.args...).wantOneLineError(t, 2, tc.want)
 	}

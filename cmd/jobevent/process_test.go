@@ -97,7 +97,7 @@ func newProcCluster(t *testing.T, recoveryTimeout string) *procCluster {
 	}
 	c.log = "file://" + filepath.Join(c.dir, "log")
 	t.Cleanup(func() {
-		if t.Failed() {
+		if t.Failed() || os.Getenv("JOBEVENT_TEST_LOGS") != "" {
 			c.mu.Lock()
 			defer c.mu.Unlock()
 			for name, b := range c.logs {

@@ -179,13 +179,7 @@ func TestProgress_ForcedTerminal(t *testing.T) {
 	big := writeGeneratedLog(t, dir, 30_000)
 	saved := progressOptions
 	t.Cleanup(func() { progressOptions = saved })
-	forced := progress.Options{
-		IsTerminal: func(io.Writer) bool { return true },
-		Getenv:     func(string) string { return "" },
-		Width:      func() int { return 100 },
-		Delay:      -1,
-		Interval:   time.Millisecond,
-	}
+	forced := forcedTerminal
 	cases := []struct {
 		name string
 		args func(n int) []string // n tells the runs apart
@@ -220,6 +214,87 @@ func TestProgress_ForcedTerminal(t *testing.T) {
 		})
 	}
 	t.Logf("%d of %d commands drew a progress line", drawn, len(cases))
+}
+
+// forcedTerminal is progressOptions for a terminal that is not there:
+// the line draws into the app's stderr buffer as fast as it may.
+var forcedTerminal = progress.Options{
+	IsTerminal: func(io.Writer) bool { return true },
+	Getenv:     func(string) string { return "" },
+	Width:      func() int { return 100 },
+	Delay:      -1,
+	Interval:   time.Millisecond,
+}
+
+// A run draws its line from the log it writes: the output reads the same
+// with it, and nothing of it is left on stderr, whether the job finishes
+// or its master crashes.
+func TestProgress_RunForcedTerminal(t *testing.T) {
+	saved := progressOptions
+	t.Cleanup(func() { progressOptions = saved })
+	for _, crash := range []bool{false, true} {
+		spec, dir := wordcountSpec(t)
+		args := []string{"run", spec, "--events", filepath.Join(dir, "log"), "--work-dir", filepath.Join(dir, "work"), "--seed", "2"}
+		code := 0
+		if crash {
+			args, code = append(args, "--crash-after-seq", "20"), 3
+		}
+		progressOptions = forcedTerminal
+		r := runCLI(t, args...).wantCode(t, code)
+		progressOptions = saved
+		wantNoBar(t, "stdout", r.stdout)
+		if crash {
+			r.stderr = visible(r.stderr)
+			r.wantOneLineError(t, 3, "after event 20")
+			continue
+		}
+		if !strings.Contains(r.stdout, "status        finished") {
+			t.Fatalf("stdout = %q, want the summary of a finished job", r.stdout)
+		}
+		if got := visible(r.stderr); got != "" {
+			t.Fatalf("stderr shows %q, want nothing", got)
+		}
+	}
+}
+
+func TestCountSubtasks(t *testing.T) {
+	saved := progressOptions
+	t.Cleanup(func() { progressOptions = saved })
+	for name, want := range map[string][2]int64{"running.jsonl": {7, 10}, "healthy.jsonl": {10, 10}} {
+		src, err := openSource(t.Context(), logPath(name), sourceOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := forcedTerminal
+		o.Ticks = make(chan time.Time) // no drawing
+		p := progress.New(nil, nil, o)
+		p.Start("run", 0, progress.Subtasks)
+		countSubtasks(src, p)
+		p.Done()
+		src.Close()
+		if n, total := p.Count(); n != want[0] || total != want[1] {
+			t.Errorf("%s: subtasks = %d/%d, want %d/%d", name, n, total, want[0], want[1])
+		}
+	}
+}
+
+func TestOpenFollower(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if log, r := openFollower(ctx, filepath.Join(dir, "none")); log != nil || r != nil {
+		t.Fatal("openFollower of a missing log with a canceled context returned a reader")
+	}
+	runCLI(t, "import", logPath("healthy.jsonl"), filepath.Join(dir, "log"), "--quiet").wantCode(t, 0)
+	log, r := openFollower(t.Context(), filepath.Join(dir, "log"))
+	if r == nil {
+		t.Fatal("openFollower of a log returned no reader")
+	}
+	defer log.Close()
+	defer r.Close()
+	if e, err := r.Next(); err != nil || e.Seq != 1 {
+		t.Fatalf("first event = seq %d, %v; want seq 1", e.Seq, err)
+	}
 }
 
 // tmuxOrSkip returns the path of tmux. Without it the test is skipped,

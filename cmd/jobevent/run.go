@@ -40,6 +40,7 @@ func newRunCommand() *cli.Command {
 			&cli.Int64Flag{Name: "crash-after-seq", Usage: "die right after event `N` is durable (exit 3)"},
 			&cli.Int64Flag{Name: "seed", Usage: "run in a reproducible order drawn from `N`"},
 			&cli.StringFlag{Name: "work-dir", Usage: "`DIR` for the workers' partitions", DefaultText: "./jobevents-work"},
+			quietFlag(),
 			formatFlag("table", "json"),
 		},
 		Action: runRun,
@@ -60,6 +61,8 @@ func runRun(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	stderr, endProgress := startRunProgress(c, spec.Job, c.String("events"))
+	defer endProgress()
 	opts := runtime.Options{
 		Events:        c.String("events"),
 		Workers:       c.Int("workers"),
@@ -69,9 +72,10 @@ func runRun(c *cli.Context) error {
 		CrashAfterSeq: c.Int64("crash-after-seq"),
 		Seeded:        c.IsSet("seed"),
 		Seed:          c.Int64("seed"),
-		Stderr:        c.App.ErrWriter,
+		Stderr:        stderr,
 	}
 	sum, err := runtime.Run(c.Context, spec, opts)
+	endProgress()
 	return reportRun(c, sum, err)
 }
 

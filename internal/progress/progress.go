@@ -97,7 +97,8 @@ type Reporter struct {
 	started  time.Time // the current phase
 	last     time.Time // the last draw
 	frame    int
-	drawn    bool // the line is on the screen
+	drawn    bool   // the line is on the screen
+	shown    string // the line drawn last
 	done     bool
 	writers  []*lineWriter
 	stop     chan struct{}
@@ -219,6 +220,12 @@ func (r *Reporter) SetTotal(total int64) {
 	}
 }
 
+// Count returns the count and the total (0: unknown) of the current
+// phase; both are 0 for a disabled reporter.
+func (r *Reporter) Count() (n, total int64) {
+	return r.cur.Load(), r.total.Load()
+}
+
 // Refresh redraws the line if the reporter is enabled and not done, the
 // delay since New is over, and at least Interval has passed since the
 // last draw. The reporter's goroutine calls it on every tick.
@@ -237,11 +244,14 @@ func (r *Reporter) Refresh() {
 		label: r.label, unit: r.unit, cur: r.cur.Load(), total: r.total.Load(),
 		elapsed: now.Sub(r.started), frame: r.frame,
 	}, r.opts.Width())
+	if r.drawn && line == r.shown {
+		return // the screen shows it already
+	}
 	// Carriage return, the line, erase to the end of the line: the cursor
 	// stays on the line, which the next draw or clear overwrites.
 	io.WriteString(r.out, "\r"+line+eraseLine)
 	r.frame++
-	r.drawn = true
+	r.drawn, r.shown = true, line
 	r.drawings++
 }
 

@@ -235,13 +235,34 @@ func TestRefresh_DelayAndThrottle(t *testing.T) {
 	}
 	for i, s := range steps {
 		clk.advance(s.advance)
+		r.Add(1) // the line changes at every step
 		r.Refresh()
 		if got := r.Drawings(); got != s.drawn {
 			t.Fatalf("step %d: drawings = %d, want %d", i, got, s.drawn)
 		}
 	}
-	if got := scr.String(); !strings.HasPrefix(got, "validate [") || !strings.Contains(got, "100/1,000 events") {
-		t.Fatalf("screen = %q, want the bar of validate at 100/1,000 events", got)
+	if got := scr.String(); !strings.HasPrefix(got, "validate [") || !strings.Contains(got, "108/1,000 events") {
+		t.Fatalf("screen = %q, want the bar of validate at 108/1,000 events", got)
+	}
+}
+
+func TestRefresh_SkipsAnUnchangedLine(t *testing.T) {
+	scr, clk := newScreen(), newFakeClock()
+	r, _ := testReporter(t, scr, clk)
+	r.Start("run", 1000, Subtasks) // no rate: the line changes with the count and the second
+	r.Add(10)
+	clk.advance(time.Second)
+	r.Refresh()
+	clk.advance(100 * time.Millisecond)
+	r.Refresh() // same count, same second: the same line
+	if n := r.Drawings(); n != 1 {
+		t.Fatalf("drawings = %d, want 1: the second line was the same", n)
+	}
+	r.Add(1)
+	clk.advance(100 * time.Millisecond)
+	r.Refresh()
+	if n := r.Drawings(); n != 2 {
+		t.Fatalf("drawings = %d after a change, want 2", n)
 	}
 }
 

@@ -150,15 +150,22 @@ func drillLine(b *strings.Builder, r *drill.Result, f drill.Fault, axis drillAxi
 	}
 }
 
-// drillBytesCeil rounds a byte count up so that a quarter of it is 1, 2
-// or 5 times a power of ten of the binary unit drillBytes labels it with
-// (4 KiB, 8 KiB, 20 KiB, 800 B).
+// drillBytesCeil rounds a byte count up so that a quarter of it, the grid
+// step, is a power of two of the binary unit drillBytes labels it with
+// (256 KiB, 2 KiB, 512 B), at least a quarter of that unit.
 func drillBytesCeil(v float64) float64 {
 	unit := 1.0
 	for v >= 1024*unit && unit < 1<<50 {
 		unit *= 1024
 	}
-	return 4 * drillNiceCeil(v/unit/4) * unit
+	step, x := 1.0, v/unit/4
+	for step < x {
+		step *= 2
+	}
+	for unit > 1 && step > 0.25 && step/2 >= x {
+		step /= 2
+	}
+	return 4 * step * unit
 }
 
 // drillNiceCeil rounds v up to 1, 2 or 5 times a power of ten (at least

@@ -78,10 +78,11 @@ func TestDrillAxisCeil(t *testing.T) {
 	}{
 		{0, 4, 4},
 		{3, 4, 4},
-		{679, 800, 680},
-		{1300, 4096, 1300},
+		{679, 1024, 680},
+		{1300, 2048, 1300},
 		{6000, 8192, 6000},
-		{9000, 20480, 9000},
+		{9000, 16384, 9000},
+		{840 << 10, 1 << 20, 840 << 10},
 	} {
 		if got := drillBytesCeil(tc.v); got != tc.bytes {
 			t.Errorf("bytes ceil of %v = %v, want %v", tc.v, got, tc.bytes)

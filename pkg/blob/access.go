@@ -106,15 +106,19 @@ func (c *cloudInfo) classify(parent context.Context, err error, timeout time.Dur
 	}
 	var dns *net.DNSError
 	if errors.As(err, &dns) {
-		return c.unreachable("cannot resolve "+dns.Name, err)
+		return c.unreachable("cannot resolve " + dns.Name)
 	}
 	var op *net.OpError
 	if errors.As(err, &op) && op.Op == "dial" {
-		return c.unreachable("cannot connect to "+addrOf(op), err)
+		return c.unreachable("cannot connect to " + addrOf(op))
 	}
 	if parent.Err() == nil && (errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) ||
 		gcerrors.Code(err) == gcerrors.DeadlineExceeded || gcerrors.Code(err) == gcerrors.Canceled) {
-		return c.unreachable(fmt.Sprintf("no answer within %v", timeout), err)
+		problem := fmt.Sprintf("no answer within %v", timeout)
+		if c.endpoint != "" {
+			problem += " from " + c.endpoint
+		}
+		return c.unreachable(problem)
 	}
 	var re *oauth2.RetrieveError
 	if errors.As(err, &re) {
@@ -136,10 +140,7 @@ func (c *cloudInfo) classify(parent context.Context, err error, timeout time.Dur
 	return nil
 }
 
-func (c *cloudInfo) unreachable(problem string, _ error) *AccessError {
-	if c.endpoint != "" {
-		problem += " from " + c.endpoint
-	}
+func (c *cloudInfo) unreachable(problem string) *AccessError {
 	return &AccessError{Bucket: c.bucket, Problem: problem,
 		Hint: "check the endpoint, the network and the region", Err: ErrUnreachable}
 }

@@ -275,7 +275,7 @@ func TestOpen_DeadEndpoint(t *testing.T) {
 		})
 	}
 	t.Run("refused", func(t *testing.T) {
-		shortTimeout(t, 20*time.Second) // the SDK retries a refused connection
+		shortTimeout(t, 20*time.Second) // the SDK retries a refused connection, with backoff
 		noCloudEnv(t)
 		t.Setenv("AWS_ACCESS_KEY_ID", "test")
 		t.Setenv("AWS_SECRET_ACCESS_KEY", "test")

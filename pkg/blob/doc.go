@@ -14,6 +14,7 @@
 //	events/00000001-0000000000000001-0000000000000400.parquet   epoch 1, seq 1 to 1024
 //	events/00000001-0000000000000401-0000000000000413.parquet   epoch 1, seq 1025 to 1043 (fenced rows)
 //	events/00000002-0000000000000401-0000000000000800.parquet   epoch 2, seq 1025 to 2048
+//	compact.lock                           held by a running Compact: {"owner":"host:pid","started":"..."}
 //
 // Segment names are events/<epoch %08x>-<first seq %016x>-<last seq
 // %016x>.parquet (FormatSegmentName, ParseSegmentName): fixed-width
@@ -59,9 +60,42 @@
 // Segments are read whole, one at a time (the writer bounds their size), so
 // a reader's memory does not depend on the length of the log.
 //
+// No segment is larger than MaxSegmentBytes (15 MiB): the Writer, Import
+// and Compact split what would be larger, so every segment is a single
+// conditional upload, below the 16 MiB at which the S3 transfer manager
+// switches to a multipart upload.
+//
+// # Compaction
+//
+// Compact merges runs of small consecutive segments of one epoch into a
+// covering segment, then deletes the parts; readers prefer the covering
+// segment, so a crash at any step loses and duplicates nothing as read.
+// Rows of fenced masters are kept as stored. It leaves alone the newest
+// segment of a job that has not finished, torn segments and segments of
+// fenced rows only, and holds compact.lock while it runs (see
+// docs/format.md, "Compaction").
+//
+// # Credentials
+//
+// s3://, gs:// and azblob:// find credentials as each cloud's own tools do,
+// from the environment at the time of Open: the AWS SDK's default chain
+// (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, AWS_PROFILE, SSO, web
+// identity, instance roles), Google's Application Default Credentials
+// (GOOGLE_APPLICATION_CREDENTIALS, gcloud's file, the metadata server;
+// none with STORAGE_EMULATOR_HOST or ?anonymous=true), and for Azure a
+// shared key, SAS token or connection string from AZURE_STORAGE_*, else
+// Azure AD for AZURE_STORAGE_ACCOUNT. URL parameters choose endpoints and
+// regions (?endpoint=, ?region=, ?use_path_style=, ?profile= on S3;
+// ?domain=, ?protocol=, ?storage_account= on Azure). A missing or refused
+// credential, or an endpoint that does not answer, is an *AccessError of
+// one line naming the bucket and what to set; nothing is printed.
+//
 // # Errors
 //
 // Backend errors are translated once, where the package calls the bucket:
 // a missing object is ErrNotFound, a failed conditional write ErrExists or
-// ErrEpochTaken. Every request is bounded by a timeout.
+// ErrEpochTaken, a credential or endpoint problem an *AccessError. Every
+// request is bounded: 20 s for requests without a body, 20 s without a
+// byte for downloads, and 20 s plus the time to send at 256 KiB/s for
+// uploads.
 package blob

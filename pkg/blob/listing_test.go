@@ -1,8 +1,10 @@
 package blob
 
 import (
+	"errors"
 	"fmt"
 	"os"
+	"sync"
 	"testing"
 	"time"
 
@@ -41,10 +43,20 @@ func TestSegments_10k(t *testing.T) {
 				}
 				put = func(key string) error { return os.WriteFile(fs.path(key), []byte("not parquet"), 0o666) }
 			}
-			for seq := int64(1); seq <= n-3; seq++ {
-				if err := put(FormatSegmentName(1, seq, seq)); err != nil {
-					t.Fatal(err)
-				}
+			var wg sync.WaitGroup
+			errs := make([]error, 8)
+			for w := range int64(8) {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for seq := 1 + w; seq <= n-3 && errs[w] == nil; seq += 8 {
+						errs[w] = put(FormatSegmentName(1, seq, seq))
+					}
+				}()
+			}
+			wg.Wait()
+			if err := errors.Join(errs...); err != nil {
+				t.Fatal(err)
 			}
 			tail := numbered(genEvents(3, 1), 1, n-2)
 			writeSegments(t, l, tail, 1)

@@ -24,7 +24,7 @@ type Options struct {
 	// Slots slots (default 2).
 	Workers int
 	Slots   int
-	// WorkDir holds the workers' partitions, <WorkDir>/w<k>/<job>/...
+	// WorkDir holds the workers' partitions, <WorkDir>/<job>/w<k>/...
 	// (default <Dir>/jobevents-work). It survives a crash so that a
 	// resumed run finds the partitions.
 	WorkDir string
@@ -157,7 +157,7 @@ func runEpoch(ctx context.Context, log *blob.Log, st *epochStart, opts Options) 
 		}
 		// The master may have died between job_finished and its cleanup:
 		// repeat it (both steps are idempotent).
-		finishCleanup(ctx, spec, vc, opts.WorkDir, opts.Workers, logger(opts.Stderr, "master"))
+		finishCleanup(ctx, spec, vc, opts.WorkDir, logger(opts.Stderr, "master"))
 		return endedSummary(st, log.URL(), vc, start), nil
 	}
 	w := log.NewWriter(st.epoch, st.startSeq, blob.WriterOptions{
@@ -187,17 +187,16 @@ func runEpoch(ctx context.Context, log *blob.Log, st *epochStart, opts Options) 
 
 // finishCleanup deletes what an ended job leaves behind: the sinks'
 // staging objects and the embedded workers' partitions.
-func finishCleanup(ctx context.Context, spec *Spec, vc func(*VertexSpec) *VertexContext, workDir string, workers int, logf func(string, ...any)) {
+func finishCleanup(ctx context.Context, spec *Spec, vc func(*VertexSpec) *VertexContext, workDir string, logf func(string, ...any)) {
 	var vs []*vertexRun
 	for i := range spec.Vertices {
 		v := &spec.Vertices[i]
 		vs = append(vs, &vertexRun{spec: v, vc: vc(v)})
 	}
 	cleanupStaging(ctx, vs, logf)
-	for k := 1; k <= workers; k++ {
-		store := newPartitionStore(filepath.Join(workDir, "w"+strconv.Itoa(k)))
-		if err := store.removeJob(spec.Job); err != nil {
-			logf("warning: %v", err)
+	if workDir != "" {
+		if err := os.RemoveAll(filepath.Join(workDir, spec.Job)); err != nil {
+			logf("warning: delete partitions of %s: %v", spec.Job, err)
 		}
 	}
 }
@@ -244,7 +243,7 @@ func runCluster(ctx context.Context, cfg masterConfig, opts Options) (*Summary, 
 	var workers []*workerCore
 	for k := 1; k <= opts.Workers; k++ {
 		id := "w" + strconv.Itoa(k)
-		w := newWorkerCore(id, filepath.Join(opts.WorkDir, id), opts.Slots, cfg.buckets, net, specs, opts.Stderr)
+		w := newWorkerCore(id, newPartitionStore(opts.WorkDir, id), opts.Slots, cfg.buckets, net, specs, opts.Stderr)
 		net.add(w)
 		workers = append(workers, w)
 	}

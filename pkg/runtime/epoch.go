@@ -60,6 +60,13 @@ type epochStart struct {
 // adjust, when not nil, changes the job's settings as soon as the spec is
 // known (tests shorten timeouts, or turn recovery off).
 func beginEpoch(ctx context.Context, log *blob.Log, spec *Spec, resume bool, addr string, warn io.Writer, adjust func(*Settings)) (*epochStart, error) {
+	return beginEpochAt(ctx, log, spec, resume, addr, warn, adjust, 0)
+}
+
+// beginEpochAt is beginEpoch claiming exactly epoch when it recovers (0:
+// the next after every epoch claimed). A standby that found epoch e stale
+// claims e+1 and nothing else: if another standby took it, it lost.
+func beginEpochAt(ctx context.Context, log *blob.Log, spec *Spec, resume bool, addr string, warn io.Writer, adjust func(*Settings), epoch int32) (*epochStart, error) {
 	exists, err := log.Exists(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("open event log %s: %w", log.URL(), err)
@@ -80,7 +87,7 @@ func beginEpoch(ctx context.Context, log *blob.Log, spec *Spec, resume bool, add
 		}
 		return nil, &ExistsError{URL: log.URL(), Job: job}
 	}
-	return recoveryEpoch(ctx, log, spec, addr, warn, adjust)
+	return recoveryEpoch(ctx, log, spec, addr, warn, adjust, epoch)
 }
 
 func newJobEpoch(ctx context.Context, log *blob.Log, spec *Spec, addr string) (*epochStart, error) {
@@ -101,7 +108,7 @@ func claim(ctx context.Context, log *blob.Log, info blob.EpochInfo) error {
 	return err
 }
 
-func recoveryEpoch(ctx context.Context, log *blob.Log, given *Spec, addr string, warn io.Writer, adjust func(*Settings)) (*epochStart, error) {
+func recoveryEpoch(ctx context.Context, log *blob.Log, given *Spec, addr string, warn io.Writer, adjust func(*Settings), want int32) (*epochStart, error) {
 	raw, err := log.ReadSpec(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("recover: %w", err)
@@ -144,9 +151,11 @@ func recoveryEpoch(ctx context.Context, log *blob.Log, given *Spec, addr string,
 			fmt.Fprintf(warn, "jobevent: full restart of job %s: %s\n", spec.Job, st.reason)
 		}
 	}
-	next, err := nextEpoch(ctx, log, st.state.Epoch())
-	if err != nil {
-		return nil, err
+	next := want
+	if next == 0 {
+		if next, err = nextEpoch(ctx, log, st.state.Epoch()); err != nil {
+			return nil, err
+		}
 	}
 	st.epoch = next
 	if err := claim(ctx, log, blob.EpochInfo{Epoch: next, Master: addr, StartSeq: st.startSeq}); err != nil {

@@ -209,7 +209,7 @@ func TestRun_RestartLimitFailsJob(t *testing.T) {
 	if last.Kind != format.KindJobFinished || last.Status != format.StatusFailed || !strings.Contains(last.Error, "injected failure of attempt 2") {
 		t.Fatalf("last event = %s, want job_finished failed naming the failure", eventKey(last))
 	}
-	if _, err := os.Stat(filepath.Join(dir, "jobevents-work", "w1", "failing")); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(dir, "jobevents-work", "failing")); !os.IsNotExist(err) {
 		t.Errorf("partitions of the failed job left behind (stat: %v)", err)
 	}
 }

@@ -173,23 +173,30 @@ func (d *uvarintDecoder) str() string {
 }
 
 // partitionStore keeps the partitions of a worker under one directory:
-// <dir>/<job>/<vertex>-<subtask>-<attempt>-<consumer>. Files are written
+// <dir>/<job>/<vertex>-<subtask>-<attempt>-<consumer> (embedded workers,
+// which share a work dir: <dir>/<job>/<worker>/...). Files are written
 // whole to a temporary name and renamed, so a crash never leaves a partial
 // partition under its real name. It is safe for concurrent use.
 type partitionStore struct {
 	dir string
+	sub string // embedded workers share dir: <dir>/<job>/<sub>/...
 
 	mu      sync.Mutex
 	headers map[string]*partitionHeader // by path
 }
 
-func newPartitionStore(dir string) *partitionStore {
-	return &partitionStore{dir: dir, headers: map[string]*partitionHeader{}}
+func newPartitionStore(dir, sub string) *partitionStore {
+	return &partitionStore{dir: dir, sub: sub, headers: map[string]*partitionHeader{}}
 }
 
 func (s *partitionStore) path(job string, id partID) string {
 	name := id.Vertex + "-" + strconv.Itoa(int(id.Subtask)) + "-" + strconv.Itoa(int(id.Attempt)) + "-" + id.Consumer
-	return filepath.Join(s.dir, job, name)
+	return filepath.Join(s.jobDir(job), name)
+}
+
+// jobDir is the directory of a job's partitions.
+func (s *partitionStore) jobDir(job string) string {
+	return filepath.Join(s.dir, job, s.sub)
 }
 
 // write stores a finished partition.
@@ -295,7 +302,7 @@ func (s *partitionStore) read(job string, id partID, from, to int) ([]byte, int6
 // list returns the partitions held for job, skipping files that fail
 // their checks.
 func (s *partitionStore) list(job string) ([]heldPartition, error) {
-	entries, err := os.ReadDir(filepath.Join(s.dir, job))
+	entries, err := os.ReadDir(s.jobDir(job))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -307,11 +314,11 @@ func (s *partitionStore) list(job string) ([]heldPartition, error) {
 		if !e.Type().IsRegular() || len(e.Name()) > 0 && e.Name()[0] == '.' {
 			continue
 		}
-		h, err := s.headerOf(filepath.Join(s.dir, job, e.Name()))
+		h, err := s.headerOf(filepath.Join(s.jobDir(job), e.Name()))
 		if err != nil {
 			continue
 		}
-		if s.path(job, h.id) != filepath.Join(s.dir, job, e.Name()) {
+		if s.path(job, h.id) != filepath.Join(s.jobDir(job), e.Name()) {
 			continue
 		}
 		out = append(out, heldPartition{ID: h.id, Bytes: h.totalBytes(), Records: h.totalRecords()})
@@ -349,8 +356,12 @@ func (s *partitionStore) removeJob(job string) error {
 	s.mu.Lock()
 	s.headers = map[string]*partitionHeader{}
 	s.mu.Unlock()
-	if err := os.RemoveAll(filepath.Join(s.dir, job)); err != nil {
+	dir := s.jobDir(job)
+	if err := os.RemoveAll(dir); err != nil {
 		return fmt.Errorf("delete partitions of %s: %w", job, err)
+	}
+	if s.sub != "" {
+		os.Remove(filepath.Dir(dir)) // the job's directory, once the last worker's is gone
 	}
 	return nil
 }

@@ -7,7 +7,7 @@ import (
 )
 
 func TestPartitionStore(t *testing.T) {
-	store := newPartitionStore(t.TempDir())
+	store := newPartitionStore(t.TempDir(), "")
 	id := partID{Vertex: "map-a", Subtask: 3, Attempt: 1, Consumer: "count"}
 	b := newPartitionBuilder(id, 8)
 	var want []Record
@@ -58,13 +58,13 @@ func TestPartitionStore(t *testing.T) {
 	raw, _ := os.ReadFile(p)
 	raw[len(raw)-1] ^= 0x40
 	os.WriteFile(p, raw, 0o644)
-	store2 := newPartitionStore(store.dir)
+	store2 := newPartitionStore(store.dir, "")
 	if _, _, err := store2.read("job", id, 0, 8); !errors.Is(err, errPartitionCorrupt) {
 		t.Fatalf("corrupt partition: %v, want errPartitionCorrupt", err)
 	}
 	// A truncated file is not listed.
 	os.WriteFile(p, raw[:len(raw)/2], 0o644)
-	if held, _ := newPartitionStore(store.dir).list("job"); len(held) != 0 {
+	if held, _ := newPartitionStore(store.dir, "").list("job"); len(held) != 0 {
 		t.Fatalf("a truncated partition is listed: %+v", held)
 	}
 	if err := store.removeJob("job"); err != nil {
@@ -79,7 +79,7 @@ func FuzzParsePartitionHeader(f *testing.F) {
 	b := newPartitionBuilder(partID{Vertex: "v", Consumer: "c"}, 3)
 	b.add(Record{Key: Str("k"), Value: Int(1)})
 	dir := f.TempDir()
-	store := newPartitionStore(dir)
+	store := newPartitionStore(dir, "")
 	if err := store.write("j", b); err != nil {
 		f.Fatal(err)
 	}

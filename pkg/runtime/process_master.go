@@ -112,7 +112,7 @@ func runProcessEpoch(ctx context.Context, log *blob.Log, st *epochStart, opts Ma
 		vc := func(v *VertexSpec) *VertexContext {
 			return &VertexContext{Job: spec.Job, Vertex: v.ID, buckets: buckets}
 		}
-		finishCleanup(ctx, spec, vc, "", 0, logger(opts.Stderr, "master"))
+		finishCleanup(ctx, spec, vc, "", logger(opts.Stderr, "master"))
 		return endedSummary(st, log.URL(), vc, time.Now()), nil
 	}
 	w := log.NewWriter(st.epoch, st.startSeq, blob.WriterOptions{
@@ -148,10 +148,15 @@ func runProcessEpoch(ctx context.Context, log *blob.Log, st *epochStart, opts Ma
 // that loses the claim goes back to waiting on the winner.
 func standby(ctx context.Context, log *blob.Log, opts MasterOptions, addr string) (*epochStart, error) {
 	logf := logger(opts.Stderr, "standby")
-	settings := DefaultSettings()
-	if opts.Spec != nil {
-		settings = opts.Spec.Settings
+	spec := opts.Spec
+	if spec == nil {
+		// The job's own settings (heartbeat timeout) are in its job.yaml.
+		var err error
+		if spec, err = waitForSpec(ctx, log, opts.Clock); err != nil {
+			return nil, err
+		}
 	}
+	settings := spec.Settings
 	if opts.Settings != nil {
 		opts.Settings(&settings)
 	}
@@ -189,7 +194,7 @@ func standby(ctx context.Context, log *blob.Log, opts MasterOptions, addr string
 			}
 			if stale {
 				logf("heartbeat of epoch %d is stale (age %v > %v): taking over", newest, age.Round(time.Millisecond), settings.HeartbeatTimeout)
-				st, err := beginEpoch(ctx, log, nil, true, addr, opts.Stderr, opts.Settings)
+				st, err := beginEpochAt(ctx, log, nil, true, addr, opts.Stderr, opts.Settings, newest+1)
 				if errors.Is(err, ErrEpochLost) {
 					logf("%v", err)
 					continue

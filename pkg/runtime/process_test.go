@@ -184,7 +184,7 @@ func TestProcess_Standby(t *testing.T) {
 }
 
 func TestProcess_Token(t *testing.T) {
-	core := newWorkerCore("w", t.TempDir(), 1, nil, nil, nil, nil)
+	core := newWorkerCore("w", newPartitionStore(t.TempDir(), ""), 1, nil, nil, nil, nil)
 	srv := http.Server{Handler: workerHandler(core, "right", nil)}
 	ln, err := listen("")
 	if err != nil {

@@ -81,7 +81,7 @@ func RunWorker(ctx context.Context, opts WorkerOptions) error {
 		}
 		return spec, nil
 	}
-	core := newWorkerCore(opts.Name, opts.Dir, opts.Slots, buckets, fetch, specs, opts.Stderr)
+	core := newWorkerCore(opts.Name, newPartitionStore(opts.Dir, ""), opts.Slots, buckets, fetch, specs, opts.Stderr)
 	defer core.shutdown()
 	done := make(chan struct{})
 	var once sync.Once

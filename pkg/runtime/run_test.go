@@ -2,6 +2,9 @@ package runtime
 
 import (
 	"context"
+	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -42,5 +45,35 @@ func TestRun_Wordcount(t *testing.T) {
 	}
 	if finished != sum.Subtasks || sum.Subtasks != 12 {
 		t.Fatalf("%d subtask_finished for %d subtasks, want 12", finished, sum.Subtasks)
+	}
+}
+
+// TestRun_CrashKeepsPartitions: a crash leaves the workers' partitions on
+// disk (the resumed run reads them); a finished job deletes them.
+func TestRun_CrashKeepsPartitions(t *testing.T) {
+	dir := jobDir(t)
+	opts := Options{Dir: dir, Seeded: true, Seed: 1, CrashAfterSeq: 20}
+	_, err := Run(context.Background(), loadJob(t, "flink-failover.yaml"), opts)
+	var crash *CrashError
+	if !errors.As(err, &crash) {
+		t.Fatalf("err = %v, want the crash", err)
+	}
+	if crash.ExitCode() != 3 {
+		t.Errorf("exit code = %d, want 3", crash.ExitCode())
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "jobevents-work", "flink-failover", "w*", "numbers-*-0-mod"))
+	if len(files) != 4 {
+		t.Fatalf("after the crash the work dir holds %v, want the 4 partitions of numbers", files)
+	}
+	opts.CrashAfterSeq, opts.Resume = 0, true
+	sum, err := Run(context.Background(), loadJob(t, "flink-failover.yaml"), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Kept == 0 {
+		t.Fatal("the resumed run kept nothing")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "jobevents-work", "flink-failover")); !os.IsNotExist(err) {
+		t.Fatalf("partitions left after the job finished (stat: %v)", err)
 	}
 }

@@ -46,8 +46,7 @@ type runningTask struct {
 	cancel context.CancelFunc
 }
 
-func newWorkerCore(id, dir string, slots int, buckets *bucketOpener, fetch fetcher, specs specLoader, logw io.Writer) *workerCore {
-	store := newPartitionStore(dir)
+func newWorkerCore(id string, store *partitionStore, slots int, buckets *bucketOpener, fetch fetcher, specs specLoader, logw io.Writer) *workerCore {
 	return &workerCore{
 		id: id, slots: max(slots, 1), store: store, specs: specs,
 		runner:  &taskRunner{worker: id, store: store, fetch: fetch, buckets: buckets},

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/jobevent/jobevent/pkg/format"
@@ -20,7 +21,39 @@ type caseRun struct {
 	d      *driller
 	c      *Case
 	dir    runDir
-	stderr bytes.Buffer
+	stderr lockedBuffer
+}
+
+// lockedBuffer is a bytes.Buffer that the master and the workers of a run
+// may write to at the same time.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+// Bytes returns what was written; call it once the runs are over.
+func (b *lockedBuffer) Bytes() []byte {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Bytes()
+}
+
+// lockedWriter serializes the writes of a run's master and workers to w.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
 
 // recovery is one resumed epoch and the dry run that predicted it.
@@ -292,6 +325,9 @@ func (dr *driller) runJob(ctx context.Context, d runDir, f Fault, resume bool, c
 	return sum, time.Since(start), err
 }
 
+// errNoPlan is the dry run's error for a Planner that returned nil.
+var errNoPlan = errors.New("jobevent/drill: the planner returned no plan")
+
 // fold reads the log at url for a dry run.
 func (dr *driller) fold(ctx context.Context, url string) (*dryRun, error) {
 	st, events, err := foldLog(ctx, url)
@@ -310,5 +346,8 @@ func (dr *driller) plan(dry *dryRun, avail replay.AvailabilityOptions) error {
 		return err
 	}
 	dry.avail, dry.plan = a, dr.opts.Planner(dry.state, a)
+	if dry.plan == nil {
+		return errNoPlan
+	}
 	return nil
 }

@@ -48,7 +48,7 @@ func (d runDir) partitionDir(worker string) string {
 // inputPaths lists the relative paths of the spec's inputs: every
 // top-level string argument of a vertex (but "output") that is a relative
 // local path existing under base. Shorter paths come first, so that a
-// directory is linked before anything inside it.
+// directory is copied before anything inside it.
 func inputPaths(spec *runtime.Spec, base string) ([]string, error) {
 	seen := map[string]bool{}
 	var out []string

@@ -56,6 +56,9 @@ func Run(ctx context.Context, spec *runtime.Spec, opts Options) (*Result, error)
 	res.CleanMs = float64(took.Microseconds()) / 1000
 	res.Events = int64(len(d.cleanEvents))
 	res.Points = selectPoints(d.cleanEvents, opts.Points, opts.At)
+	if len(res.Points) == 0 {
+		return nil, fmt.Errorf("drill: no crash point: %v names no seq of the clean log (1 to %d)", opts.At, res.Events)
+	}
 	res.Cases, err = d.runCases(ctx, res.Points)
 	if err != nil {
 		return nil, err
@@ -122,7 +125,7 @@ func (d *driller) clean(ctx context.Context) (time.Duration, error) {
 	if err != nil {
 		return 0, err
 	}
-	sum, took, err := d.runJob(ctx, dir, FaultMaster, false, 0, d.opts.Stderr)
+	sum, took, err := d.runJob(ctx, dir, FaultMaster, false, 0, &lockedWriter{w: d.opts.Stderr})
 	if err != nil {
 		return 0, fmt.Errorf("drill: clean run of %s: %w", d.job, err)
 	}

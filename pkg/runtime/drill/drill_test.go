@@ -231,3 +231,13 @@ func copyPlan(p *replay.RecoveryPlan) *replay.RecoveryPlan {
 	}
 	return &c
 }
+
+// TestRun_NilPlan: a planner that returns no plan fails its cases, it
+// does not stop the drill.
+func TestRun_NilPlan(t *testing.T) {
+	nothing := func(*replay.State, replay.Availability) *replay.RecoveryPlan { return nil }
+	res := drillJob(t, "shuffle.yaml", Options{At: []int64{12}, Faults: []Fault{FaultMaster}, Planner: nothing})
+	if c := res.Cases[0]; c.OK() || !strings.Contains(c.Error, "no plan") || res.Verdict.Errors != 1 {
+		t.Fatalf("case = %+v, verdict %+v, want a run error saying no plan", c, res.Verdict)
+	}
+}
