@@ -112,6 +112,8 @@ func printSummary(w io.Writer, format string, s *runtime.Summary) error {
 		status = "already " + s.Status + " (nothing to run)"
 	case s.FullRestart:
 		status += " (FULL RESTART)"
+	case s.Recovered && s.Plan != nil:
+		status += fmt.Sprintf(" (recovered in epoch %d: plan kept %d, reran %d, ran %d)", s.Epoch, s.Plan.Keep, s.Plan.Rerun, s.Plan.Run)
 	case s.Recovered:
 		status += fmt.Sprintf(" (recovered in epoch %d: %d subtasks kept)", s.Epoch, s.Kept)
 	}

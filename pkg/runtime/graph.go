@@ -10,7 +10,7 @@ import (
 // validateGraph checks the edges against the vertices: known ends, no self
 // loops or duplicate edges, no cycles, sources without inputs and
 // transforms with at least one.
-func (s *Spec) validateGraph(_ yamlField) error {
+func (s *Spec) validateGraph() error {
 	index := map[string]int{}
 	for i, v := range s.Vertices {
 		index[v.ID] = i

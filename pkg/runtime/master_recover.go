@@ -21,10 +21,11 @@ func (m *master) recover(ctx context.Context) error {
 		return err
 	}
 	plan := replay.Plan(m.state, reported)
-	m.stats.plan = plan
 	resets := plan.Resets()
 	deferred := plan.Deferred()
-	if m.cfg.fullRestart {
+	if !m.cfg.fullRestart {
+		m.stats.plan = plan
+	} else {
 		resets, deferred = nil, nil
 		for _, f := range m.state.Finished() {
 			resets = append(resets, f.SubtaskRef)

@@ -124,7 +124,7 @@ func runProcessEpoch(ctx context.Context, log *blob.Log, st *epochStart, opts Ma
 		crashAfter: opts.CrashAfterSeq, stderr: opts.Stderr, buckets: buckets,
 		heartbeat: func(ctx context.Context) error { return log.Heartbeat(ctx, st.epoch) },
 	})
-	srv.attach(m, spec.Settings)
+	srv.attach(m)
 	stopWatch := srv.watchWorkers(ctx, spec.Settings)
 	sum, err := m.run(ctx)
 	stopWatch()
@@ -227,7 +227,7 @@ func newMasterServer(token string, clock Clock) *masterServer {
 }
 
 // attach routes requests to m from now on.
-func (s *masterServer) attach(m *master, _ Settings) {
+func (s *masterServer) attach(m *master) {
 	s.mu.Lock()
 	s.m = m
 	s.mu.Unlock()

@@ -100,7 +100,7 @@ func ParseSpec(name string, data []byte) (*Spec, error) {
 	if err := s.decode(root); err != nil {
 		return nil, err
 	}
-	if err := s.validateGraph(root); err != nil {
+	if err := s.validateGraph(); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -157,7 +157,7 @@ func (s *Spec) decode(root yamlField) error {
 	case !sawVertices || len(s.Vertices) == 0:
 		return root.child("vertices", nil).errorf("want at least one vertex")
 	}
-	return s.finishVertices(root)
+	return s.finishVertices()
 }
 
 func (s *Spec) decodeVertices(f yamlField) error {
@@ -173,12 +173,6 @@ func (s *Spec) decodeVertices(f yamlField) error {
 		s.Vertices = append(s.Vertices, v)
 	}
 	return nil
-}
-
-// vertexFields keeps the fields of one vertex node for late checks that
-// need the settings (auto max_parallelism) and the edges (sources).
-type vertexFields struct {
-	parallelism, maxParallelism, coordinator, args, id yamlField
 }
 
 func decodeVertex(item yamlField) (VertexSpec, error) {
@@ -266,7 +260,7 @@ func decodeVertex(item yamlField) (VertexSpec, error) {
 
 // finishVertices checks what needs every vertex: unique ids, defaults that
 // depend on the settings, and the coordinator of each source.
-func (s *Spec) finishVertices(root yamlField) error {
+func (s *Spec) finishVertices() error {
 	seen := map[string]bool{}
 	for i := range s.Vertices {
 		v := &s.Vertices[i]
@@ -308,7 +302,6 @@ func (s *Spec) finishVertices(root yamlField) error {
 			v.Coordinator = kind
 		}
 	}
-	_ = root
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/jobevent/jobevent/pkg/format"
+	"github.com/jobevent/jobevent/pkg/replay"
 )
 
 // Summary is what a run did, for `jobevent run` to print (as a table, or
@@ -25,10 +26,13 @@ type Summary struct {
 	// Deployed counts the attempts this run started; Kept the finished
 	// subtasks it took over from the log; Reruns the subtasks run again
 	// after having started before (recovery plus failovers).
-	Deployed int     `json:"deployed"`
-	Kept     int     `json:"kept"`
-	Reruns   int     `json:"reruns"`
-	Wall     float64 `json:"wall_seconds"`
+	Deployed int `json:"deployed"`
+	// Plan counts the decisions of the recovery plan (nil for a run that
+	// did not recover).
+	Plan   *replay.Summary `json:"plan,omitempty"`
+	Kept   int             `json:"kept"`
+	Reruns int             `json:"reruns"`
+	Wall   float64         `json:"wall_seconds"`
 	// Recording is the time the master spent waiting on the event log
 	// (appends, blocking flushes, opening the epoch), in seconds.
 	Recording float64 `json:"recording_seconds"`
@@ -45,6 +49,10 @@ func (m *master) summary() *Summary {
 		Deployed: m.stats.deployed, Kept: m.stats.kept, Reruns: m.stats.reruns,
 		Wall: m.clock.Now().Sub(m.started).Seconds(), Recording: m.stats.recording.Seconds(), LastSeq: m.state.LastSeq(),
 		Status: m.state.Status(), Outputs: []string{},
+	}
+	if m.stats.plan != nil {
+		p := m.stats.plan.Summary
+		s.Plan = &p
 	}
 	for _, v := range m.vertices {
 		s.Subtasks += int(v.p)

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -22,6 +22,9 @@ type caseRun struct {
 	c      *Case
 	dir    runDir
 	stderr lockedBuffer
+	// removed lists the partition directories the fault deleted, for
+	// repro.sh.
+	removed []string
 }
 
 // lockedBuffer is a bytes.Buffer that the master and the workers of a run
@@ -153,8 +156,14 @@ func (r *caseRun) inject(ctx context.Context, crashed *replay.State) (replay.Ava
 	switch c.Fault {
 	case FaultWorker:
 		c.LostWorker = busiestWorker(crashed)
-		if err := os.RemoveAll(r.dir.partitionDir(c.LostWorker)); err != nil {
+		removed, err := r.dir.removePartitions(c.LostWorker)
+		r.removed = removed
+		if err != nil {
 			return replay.AvailabilityOptions{}, err
+		}
+		if len(removed) == 0 && holds(crashed, c.LostWorker) {
+			return replay.AvailabilityOptions{}, fmt.Errorf("the log records partitions on %s, but none of %s exists: where does the runtime keep them?",
+				c.LostWorker, strings.Join(r.dir.partitionDirs(c.LostWorker), " or "))
 		}
 		return replay.AvailabilityOptions{LostWorkers: []string{c.LostWorker}}, nil
 	case FaultTornTail:
@@ -167,18 +176,29 @@ func (r *caseRun) inject(ctx context.Context, crashed *replay.State) (replay.Ava
 		// The embedded runtime cannot hold its workers back past the
 		// timeout: their partitions are taken away instead, so that
 		// none is reported in time, which is what the master sees.
-		entries, err := os.ReadDir(r.dir.workDir())
-		if err != nil && !errors.Is(err, os.ErrNotExist) {
-			return replay.AvailabilityOptions{}, err
-		}
-		for _, e := range entries {
-			if err := os.RemoveAll(r.dir.partitionDir(e.Name())); err != nil {
+		for _, p := range crashed.Partitions() {
+			removed, err := r.dir.removePartitions(p.Worker)
+			r.removed = append(r.removed, removed...)
+			if err != nil {
 				return replay.AvailabilityOptions{}, err
 			}
+		}
+		if len(r.removed) == 0 && len(crashed.Partitions()) > 0 {
+			return replay.AvailabilityOptions{}, fmt.Errorf("the log records partitions, but no worker's partition directory exists under %s", r.dir.workDir())
 		}
 		return replay.AvailabilityOptions{NoWorkers: true}, nil
 	}
 	return replay.AvailabilityOptions{}, nil
+}
+
+// holds reports whether the log records a partition on worker.
+func holds(st *replay.State, worker string) bool {
+	for _, p := range st.Partitions() {
+		if p.Worker == worker {
+			return true
+		}
+	}
+	return false
 }
 
 // busiestWorker returns the worker holding the most recorded partitions

@@ -37,12 +37,34 @@ func (d runDir) logPath(key string) string {
 	return filepath.Join(d.path, logDirName, d.job, filepath.FromSlash(key))
 }
 
-// workDir is the workers' directory: <dir>/jobevents-work/w<k>/<job>/.
+// workDir is the workers' directory of the run.
 func (d runDir) workDir() string { return filepath.Join(d.path, workDirName) }
 
-// partitionDir is where worker w keeps the job's partitions.
-func (d runDir) partitionDir(worker string) string {
-	return filepath.Join(d.workDir(), worker, d.job)
+// partitionDirs returns the directories where worker w may keep the job's
+// partitions: <work>/<job>/<w> (workers sharing a work dir) and
+// <work>/<w>/<job> (a work dir per worker). The runtime exports no
+// function naming them; both layouts are tried.
+func (d runDir) partitionDirs(worker string) []string {
+	return []string{
+		filepath.Join(d.workDir(), d.job, worker),
+		filepath.Join(d.workDir(), worker, d.job),
+	}
+}
+
+// removePartitions deletes the partition directories of worker w that
+// exist and returns them.
+func (d runDir) removePartitions(worker string) ([]string, error) {
+	var removed []string
+	for _, dir := range d.partitionDirs(worker) {
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			continue
+		}
+		if err := os.RemoveAll(dir); err != nil {
+			return removed, fmt.Errorf("drill: %w", err)
+		}
+		removed = append(removed, dir)
+	}
+	return removed, nil
 }
 
 // inputPaths lists the relative paths of the spec's inputs: every

@@ -30,7 +30,7 @@
 //	<scratch>/clean/                  the clean run
 //	<scratch>/case-<point>-<fault>/   one case
 //	    jobevents/<job>/...           its log (file://, prefix <job>/)
-//	    jobevents-work/w<k>/<job>/    the workers' partitions
+//	    jobevents-work/...            the workers' partitions
 //	    <outputs>                     the sinks' output (relative paths)
 //	    <inputs> -> <base>/<inputs>   links to the spec's relative inputs
 //

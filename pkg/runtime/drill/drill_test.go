@@ -124,7 +124,7 @@ func TestRun_KeepsFailingCases(t *testing.T) {
 	}
 	for _, want := range []string{
 		"jobevent run " + shellQuote(res.Spec) + " --seed 7 --crash-after-seq 12 || test $? -eq 3",
-		"rm -rf jobevents-work/" + c.LostWorker + "/shuffle",
+		"rm -rf jobevents-work/shuffle/" + c.LostWorker,
 		"jobevent replay 'jobevents?prefix=shuffle/' --dry-run --lost-worker " + c.LostWorker,
 		"jobevent run " + shellQuote(res.Spec) + " --seed 7 --resume",
 	} {

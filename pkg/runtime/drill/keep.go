@@ -16,7 +16,7 @@ import (
 // the case), case.json (the Case) and stderr.txt (what the runs said).
 func (d *driller) keep(r *caseRun) error {
 	c := r.c
-	c.Repro = d.repro(c)
+	c.Repro = d.repro(c, r.removedRel())
 	dst := r.dir.path
 	if d.opts.Keep != "" {
 		dst = filepath.Join(d.opts.Keep, fmt.Sprintf("%s-%d-%s", d.job, c.Point, c.Fault))
@@ -56,7 +56,7 @@ func (d *driller) keep(r *caseRun) error {
 // the jobevent command in a fresh directory: the same runs, seed, crash
 // points and fault, and the dry run with the flags that describe the
 // fault.
-func (d *driller) repro(c *Case) []string {
+func (d *driller) repro(c *Case, removed []string) []string {
 	spec := shellQuote(d.specPath())
 	run := "jobevent run " + spec + " --seed " + strconv.FormatInt(d.opts.Seed, 10)
 	if d.opts.Workers > 0 {
@@ -78,14 +78,15 @@ func (d *driller) repro(c *Case) []string {
 	}
 	lines = append(lines, fmt.Sprintf("%s --crash-after-seq %d || test $? -eq 3", run, c.Point))
 	dry := "jobevent replay " + log + " --dry-run"
+	for _, dir := range removed {
+		lines = append(lines, "rm -rf "+shellQuote(dir))
+	}
 	switch c.Fault {
 	case FaultWorker:
-		lines = append(lines, "rm -rf "+shellQuote(workDirName+"/"+c.LostWorker+"/"+d.job))
 		dry += " --lost-worker " + shellQuote(c.LostWorker)
 	case FaultTornTail:
 		lines = append(lines, fmt.Sprintf("truncate -s %d %s", c.TornSize, shellQuote(logDirName+"/"+d.job+"/"+c.TornSegment)))
 	case FaultSlowWorkers:
-		lines = append(lines, "rm -rf "+workDirName+"/*/"+shellQuote(d.job))
 		dry += " --no-workers"
 	}
 	lines = append(lines, dry)
@@ -95,6 +96,18 @@ func (d *driller) repro(c *Case) []string {
 			"jobevent replay "+log+" --dry-run")
 	}
 	return append(lines, run+" --resume", "jobevent dump "+log)
+}
+
+// removedRel returns the partition directories the fault deleted,
+// relative to the run directory, with slashes.
+func (r *caseRun) removedRel() []string {
+	var out []string
+	for _, dir := range r.removed {
+		if rel, err := filepath.Rel(r.dir.path, dir); err == nil {
+			out = append(out, filepath.ToSlash(rel))
+		}
+	}
+	return out
 }
 
 // shellQuote quotes s for sh when it needs it.
