@@ -74,7 +74,7 @@ func BenchmarkRecording(b *testing.B) {
 func BenchmarkRecovery(b *testing.B) {
 	root := b.TempDir()
 	probe := filepath.Join(root, "probe")
-	sum, err := Run(context.Background(), benchJob(b, 400_000), Options{Dir: probe, Seeded: true, Seed: 1})
+	sum, err := Run(context.Background(), benchJob(b, 2_000_000), Options{Dir: probe, Seeded: true, Seed: 1})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func BenchmarkRecovery(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			runs++
 			dir := filepath.Join(root, "clean", fmt.Sprint(runs))
-			if _, err := Run(context.Background(), benchJob(b, 400_000), Options{Dir: dir, Seeded: true, Seed: 1}); err != nil {
+			if _, err := Run(context.Background(), benchJob(b, 2_000_000), Options{Dir: dir, Seeded: true, Seed: 1}); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -96,12 +96,12 @@ func BenchmarkRecovery(b *testing.B) {
 			dir := filepath.Join(root, "resume", fmt.Sprint(runs))
 			opts := Options{Dir: dir, Seeded: true, Seed: 1, CrashAfterSeq: crashAt}
 			var crash *CrashError
-			if _, err := Run(context.Background(), benchJob(b, 400_000), opts); !errors.As(err, &crash) {
+			if _, err := Run(context.Background(), benchJob(b, 2_000_000), opts); !errors.As(err, &crash) {
 				b.Fatalf("crash run: %v", err)
 			}
 			opts.CrashAfterSeq, opts.Resume = 0, true
 			b.StartTimer()
-			if _, err := Run(context.Background(), benchJob(b, 400_000), opts); err != nil {
+			if _, err := Run(context.Background(), benchJob(b, 2_000_000), opts); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -141,6 +141,11 @@ func recoveryEpoch(ctx context.Context, log *blob.Log, given *Spec, addr string,
 		st.state = state
 		st.startSeq = state.LastSeq() + 1
 		st.lastSeq = state.LastSeq()
+		if state.Graph() == nil && state.LastSeq() == 0 {
+			// Nothing of the job survived (its first segment was torn):
+			// the new epoch submits it again.
+			fmt.Fprintf(warn, "jobevent: warning: the log of job %s holds no events: the new epoch starts the job over\n", spec.Job)
+		}
 		if state.Status() != "" {
 			st.finished = state.Status()
 			return st, nil

@@ -127,6 +127,7 @@ type master struct {
 	held     map[string][]heldPartition // what each worker reported at registration
 	deferred map[string]bool
 
+	submittedAt  int64    // seq of this master's job_submitted, if it wrote one
 	queue        []subKey // created subtasks whose inputs are finished, from qhead
 	qhead        int
 	delayed      []subKey // queued subtasks waiting out their restart delay
@@ -311,10 +312,10 @@ func (m *master) run(ctx context.Context) (*Summary, error) {
 	hbStop := m.startHeartbeat(ctx)
 	defer hbStop()
 	var err error
-	if m.cfg.recovering {
+	if m.cfg.recovering && m.state.Graph() != nil {
 		err = m.recover(ctx)
 	} else {
-		err = m.submit(ctx)
+		err = m.submit(ctx, m.cfg.recovering)
 	}
 	if err != nil {
 		return m.end(ctx, err)

@@ -64,7 +64,7 @@ func (e *FencedError) Unwrap() error { return e.Err }
 // returns a *CrashError once the event named by crashAfter is durable,
 // and a *FencedError or the recording failure when the log refuses.
 func (m *master) emit(e format.Event) error {
-	if c := m.cfg.crashAfter; c > 0 && m.state.LastSeq() >= c {
+	if c := m.crashPoint(); c > 0 && m.state.LastSeq() >= c {
 		return m.crash(m.state.LastSeq())
 	}
 	if err := m.flushErr(); err != nil {
@@ -84,10 +84,22 @@ func (m *master) emit(e format.Event) error {
 	if err := m.state.Apply(&e); err != nil {
 		m.logf("internal: event %d does not fold: %v", seq, err)
 	}
-	if c := m.cfg.crashAfter; c > 0 && seq >= c {
+	if c := m.crashPoint(); c > 0 && seq >= c && e.Kind != format.KindJobSubmitted {
 		return m.crash(seq)
 	}
 	return nil
+}
+
+// crashPoint returns the seq after which the master dies on purpose (0:
+// never). A log's job_submitted and the first master_started after it are
+// one unit: a crash point on job_submitted takes effect after the
+// master_started, so that every log starts with both (DESIGN.md §3).
+func (m *master) crashPoint() int64 {
+	c := m.cfg.crashAfter
+	if c > 0 && c == m.submittedAt {
+		return c + 1
+	}
+	return c
 }
 
 // crash makes everything up to seq durable and returns the crash error.
@@ -138,12 +150,19 @@ func (m *master) logError(err error) error {
 }
 
 // submit writes the start of a new job: job_submitted, master_started, and
-// the sources' vertex_initialized.
-func (m *master) submit(ctx context.Context) error {
+// the sources' vertex_initialized. A recovering master submits again when
+// the log as read holds no job_submitted (the first segment was torn).
+func (m *master) submit(ctx context.Context, recovering bool) error {
+	m.submittedAt = m.state.LastSeq() + 1
 	if err := m.emit(format.Event{Kind: format.KindJobSubmitted, Graph: m.spec.Graph()}); err != nil {
 		return err
 	}
-	if err := m.emit(format.Event{Kind: format.KindMasterStarted, Master: m.cfg.addr}); err != nil {
+	if err := m.emit(format.Event{Kind: format.KindMasterStarted, Master: m.cfg.addr, Recovering: recovering}); err != nil {
+		return err
+	}
+	// The start of the job is its own segment: whatever happens to later
+	// segments, the log keeps the job and its first epoch.
+	if err := m.flush(ctx); err != nil {
 		return err
 	}
 	for _, v := range m.vertices {

@@ -263,7 +263,14 @@ func (m *master) finished(ctx context.Context, v *vertexRun, i int32, rep *taskR
 	if !v.done() {
 		return nil
 	}
-	m.flushSoon()
+	if m.rng != nil {
+		// Seeded: where segments end must not depend on timing either.
+		if err := m.flush(ctx); err != nil {
+			return err
+		}
+	} else {
+		m.flushSoon()
+	}
 	return m.vertexDone(ctx, v)
 }
 

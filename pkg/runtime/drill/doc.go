@@ -44,11 +44,10 @@
 // Every run is seeded (runtime.Options.Seeded) and the drill sets
 // write-buffer-flush-interval to an hour, so that no flush depends on the
 // wall clock: the same spec and seed give the same crash points and the
-// same result table, apart from the timing fields. Two things of the
-// embedded runtime are not reproducible yet, and the cases that depend on
-// them may differ between two drills: which worker runs an attempt (the
-// master schedules before every worker has registered), which moves the
-// worker fault; and where the asynchronous flush at a vertex's end cuts a
-// segment, which moves what a torn tail loses. Each case names the worker
-// and the segment it used, and a failing case keeps its log.
+// same result table, apart from the timing fields, and a case fails when
+// its crashed run is not the clean run up to the crash point. One thing
+// of the embedded runtime is not reproducible yet: where the asynchronous
+// flush at the end of a vertex cuts a segment, which moves what a torn
+// tail loses; the torn-tail cases may differ between two drills. Each
+// names the segment it tore, and a failing case keeps its log.
 package drill

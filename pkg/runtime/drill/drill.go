@@ -1,6 +1,7 @@
 package drill
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -219,10 +220,9 @@ func (d *driller) runCase(ctx context.Context, c *Case) error {
 func caseName(c *Case) string { return fmt.Sprintf("case-%06d-%s", c.Point, c.Fault) }
 
 // diverged compares the events of a crashed run with the clean log up to
-// seq k and says where they part; "" when they do not. Times are left
-// out, and so are worker ids: the embedded runtime starts scheduling
-// before every worker has registered, so which worker runs an attempt is
-// not reproducible even when seeded (the order of the attempts is).
+// seq k, times aside, and says where they part; "" when they do not: a
+// seeded run must be reproducible, or crash point k of the clean log is
+// not the event the case crashed after.
 func (d *driller) diverged(events []format.Event, k int64) string {
 	if int64(len(events)) < k || int64(len(d.cleanEvents)) < k {
 		return fmt.Sprintf("the crashed log has %d events, the clean one %d", len(events), len(d.cleanEvents))
@@ -230,9 +230,8 @@ func (d *driller) diverged(events []format.Event, k int64) string {
 	for i := int64(0); i < k; i++ {
 		a, b := events[i], d.cleanEvents[i]
 		a.Time, b.Time = time.Time{}, time.Time{}
-		a.Worker, b.Worker = "", ""
 		if ja, jb := format.AppendJSON(nil, &a), format.AppendJSON(nil, &b); string(ja) != string(jb) {
-			return fmt.Sprintf("seq %d is %s, the clean run's %s", a.Seq, describe(&a), describe(&b))
+			return fmt.Sprintf("seq %d is %s, the clean run's %s", a.Seq, bytes.TrimSpace(ja), bytes.TrimSpace(jb))
 		}
 	}
 	return ""
