@@ -82,7 +82,7 @@
 //	fenced-write              warning   events of an epoch written after a later epoch took over (a fenced master): replay ignores them, whether the source filtered them (a notice) or they are inline
 //	job-submitted             error     the first event is job_submitted, and no other is
 //	invalid-graph             error     the graph of job_submitted: ids present and unique, known coordinators and patterns, parallelism within max_parallelism (auto needs one), edges between known vertices, no loop, no repeated edge, no cycle
-//	epoch-start               error     the second event is master_started of epoch 1; every later epoch opens with its master_started, and has one
+//	epoch-start               error     the second event is master_started of epoch 1 (or of a later, recovering epoch, when the first master died right after job_submitted); every later epoch opens with its master_started, and has one
 //	epoch-order               error     epochs are at least 1 and never go back, except for fenced writes
 //	seq-order                 error     seqs start at 1 and increase by 1, without gaps (fenced writes aside)
 //	unknown-vertex            error     every vertex named by an event is in the graph

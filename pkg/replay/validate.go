@@ -242,7 +242,10 @@ func (v *validator) order(e *format.Event) {
 	}
 	v.events++
 	v.lastSeq = e.Seq
-	if v.events == 2 && (e.Kind != format.KindMasterStarted || e.Epoch != 1) {
+	// The second event opens the first master's epoch. It is of a later
+	// epoch only when that master died right after job_submitted was
+	// durable and a recovering master took over.
+	if v.events == 2 && (e.Kind != format.KindMasterStarted || (e.Epoch != 1 && !e.Recovering)) {
 		v.errorf(e, RuleEpochStart, "the second event is %s of epoch %d, want master_started of epoch 1", e.Kind, e.Epoch)
 		v.open(e)
 		return
