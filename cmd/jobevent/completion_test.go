@@ -66,7 +66,7 @@ func TestCompletion_Bash(t *testing.T) {
 		want  string
 	}{
 		{[]string{"jobevent", "ti"}, "timeline\n"},
-		{[]string{"jobevent", "st"}, "stats\n"},
+		{[]string{"jobevent", "sta"}, "stats status\n"},
 		{[]string{"jobevent", "replay", "LOG", "--sw"}, "--sweep\n"},
 		{[]string{"jobevent", "dump", "--format", ""}, "table json csv\n"},
 		{[]string{"jobevent", "dump", "--kind", "subtask_f"}, "subtask_finished subtask_failed\n"},
