@@ -28,7 +28,8 @@ func newRunCommand() *cli.Command {
 			"kept across a crash). A log that already holds the job is refused unless --resume, which\n" +
 			"recovers it in a new epoch: finished work whose partitions survived is kept, the rest\n" +
 			"reruns (see \"jobevent replay LOG --dry-run\" for the plan). --crash-after-seq N makes the\n" +
-			"master die right after event N is durable (exit 3); --seed N runs the attempts one at a\n" +
+			"master die right after event N is durable (exit 3; job_submitted and master_started, the\n" +
+			"first two events of a log, are one unit); --seed N runs the attempts one at a\n" +
 			"time in a seeded order, so that crash points and logs are reproducible.\n\n" +
 			"Exit codes: 0 the job finished (or had finished); 1 it failed or was canceled; 2 bad\n" +
 			"input or I/O; 3 the deliberate crash.",

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/jobevent/jobevent/pkg/format"
 )
@@ -274,23 +275,30 @@ func (c *compactor) runs(g *epochSegs, tail string) [][]SegmentInfo {
 // already covers, once the covering segment has been checked to hold every
 // row its name promises.
 func (c *compactor) deleteLeftovers(ctx context.Context, g *epochSegs) error {
+	if len(g.covered) == 0 {
+		return nil
+	}
+	c.res.Leftovers += len(g.covered)
+	if c.opts.DryRun {
+		return nil
+	}
 	checked := make(map[string]bool)
-	for _, pair := range g.covered {
-		c.res.Leftovers++
-		if c.opts.DryRun {
-			continue
-		}
+	parts := make([]SegmentInfo, len(g.covered))
+	for i, pair := range g.covered {
 		if !checked[pair.cover.Key] {
 			if err := c.checkCover(ctx, pair.cover); err != nil {
 				return err
 			}
 			checked[pair.cover.Key] = true
 		}
-		if err := c.log.Delete(ctx, pair.part.Key); err != nil && !errors.Is(err, ErrNotFound) {
-			return fmt.Errorf("delete covered %w", err)
-		}
+		parts[i] = pair.part
+	}
+	if err := c.deleteParts(ctx, parts); err != nil {
+		return err
+	}
+	for _, p := range parts {
 		c.res.SegmentsAfter--
-		c.res.BytesAfter -= pair.part.Size
+		c.res.BytesAfter -= p.Size
 	}
 	return nil
 }
@@ -298,16 +306,20 @@ func (c *compactor) deleteLeftovers(ctx context.Context, g *epochSegs) error {
 // checkCover reads a covering segment whole and checks its rows against
 // its name.
 func (c *compactor) checkCover(ctx context.Context, s SegmentInfo) error {
-	_, err := c.readPart(ctx, s, nil)
+	data, err := c.log.store.get(ctx, s.Key)
+	if err != nil {
+		return err
+	}
+	_, err = decodePart(s, data, nil)
 	return err
 }
 
-// readPart reads segment s whole, checks every row against its name and
-// appends the events to dst.
-func (c *compactor) readPart(ctx context.Context, s SegmentInfo, dst []format.Event) ([]format.Event, error) {
-	sr, err := c.log.OpenSegment(ctx, s.Key)
+// decodePart decodes the bytes of segment s, checks every row against its
+// name and appends the events to dst.
+func decodePart(s SegmentInfo, data []byte, dst []format.Event) ([]format.Event, error) {
+	sr, err := format.OpenSegment(data)
 	if err != nil {
-		return dst, err
+		return dst, segmentError(s.Key, err)
 	}
 	if int64(sr.Len()) != s.Rows() {
 		return dst, &CorruptError{Key: s.Key, Err: fmt.Errorf("the name says %d rows, the segment holds %d", s.Rows(), sr.Len())}
@@ -333,6 +345,37 @@ func (c *compactor) readPart(ctx context.Context, s SegmentInfo, dst []format.Ev
 	}
 }
 
+// compactWorkers is how many requests compaction has in flight at once.
+const compactWorkers = 8
+
+// inParallel calls fn(0) ... fn(n-1), compactWorkers at a time, and
+// returns the first error (by index).
+func inParallel(n int, fn func(i int) error) error {
+	errs := make([]error, n)
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(compactWorkers, n) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				errs[i] = fn(i)
+			}
+		}()
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // compactRun merges the parts of one run into a covering segment and
 // deletes them. A torn newest segment of the epoch ends the run before it.
 // A dry run reads nothing and reports the covering segment by its parts.
@@ -346,11 +389,20 @@ func (c *compactor) compactRun(ctx context.Context, g *epochSegs, parts []Segmen
 		c.res.Covering = append(c.res.Covering, info)
 		return nil
 	}
+	data := make([][]byte, len(parts))
+	err := inParallel(len(parts), func(i int) (err error) {
+		data[i], err = c.log.store.get(ctx, parts[i].Key)
+		return err
+	})
+	if err != nil {
+		return err
+	}
 	newest := g.kept[len(g.kept)-1].Key
 	var events []format.Event
 	for i, p := range parts {
 		var err error
-		events, err = c.readPart(ctx, p, events)
+		events, err = decodePart(p, data[i], events)
+		data[i] = nil
 		if errors.Is(err, format.ErrNoFooter) && p.Key == newest {
 			c.skip(p.Key, "torn (no valid footer)")
 			parts = parts[:i]
@@ -364,6 +416,18 @@ func (c *compactor) compactRun(ctx context.Context, g *epochSegs, parts []Segmen
 		return nil
 	}
 	return c.writeCover(ctx, parts, events)
+}
+
+// deleteParts deletes the segments of keys, a few at a time; one that is
+// already gone is fine.
+func (c *compactor) deleteParts(ctx context.Context, parts []SegmentInfo) error {
+	return inParallel(len(parts), func(i int) error {
+		err := c.log.Delete(ctx, parts[i].Key)
+		if err != nil && !errors.Is(err, ErrNotFound) {
+			return fmt.Errorf("delete compacted %w", err)
+		}
+		return nil
+	})
 }
 
 // writeCover encodes events (the rows of parts) as one covering segment,
@@ -406,10 +470,10 @@ func (c *compactor) writeCover(ctx context.Context, parts []SegmentInfo, events 
 	c.res.Covering = append(c.res.Covering, info)
 	c.res.SegmentsAfter++
 	c.res.BytesAfter += info.Bytes
+	if err := c.deleteParts(ctx, parts); err != nil {
+		return err
+	}
 	for _, p := range parts {
-		if err := c.log.Delete(ctx, p.Key); err != nil && !errors.Is(err, ErrNotFound) {
-			return fmt.Errorf("delete compacted %w", err)
-		}
 		c.res.SegmentsAfter--
 		c.res.BytesAfter -= p.Size
 	}

@@ -36,7 +36,9 @@ type Options struct {
 	// log that holds the job is refused.
 	Resume bool
 	// CrashAfterSeq, when positive, makes the master die right after
-	// event CrashAfterSeq is durable: Run returns a *CrashError.
+	// event CrashAfterSeq is durable: Run returns a *CrashError. The
+	// job_submitted and master_started that open a log are one unit: a
+	// crash point on the first takes effect after the second.
 	CrashAfterSeq int64
 	// Seeded runs attempts one at a time in an order drawn from Seed, so
 	// that a run, its log and its crash points are reproducible.
