@@ -18,6 +18,9 @@ type starts map[format.SubtaskRef]int32
 // The parallelism of such a vertex is the graph's, or, for an auto vertex,
 // the one the resumed epoch recorded in vertex_initialized.
 func predictedStarts(plan *replay.RecoveryPlan, graph *format.Graph, events []format.Event, epoch int32) starts {
+	if graph == nil {
+		return fullRestart(events, epoch)
+	}
 	out := starts{}
 	for _, s := range plan.Subtasks {
 		if s.Decision != replay.DecisionKeep {
@@ -37,6 +40,34 @@ func predictedStarts(plan *replay.RecoveryPlan, graph *format.Graph, events []fo
 		}
 		for i := int32(0); i < p; i++ {
 			out[format.SubtaskRef{Vertex: v.Vertex, Subtask: i}] = 0
+		}
+	}
+	return out
+}
+
+// fullRestart is the prediction for a log that, as read, holds no
+// job_submitted (its first segment torn): nothing can be replayed, so the
+// master starts the job over from the log's job.yaml, and every subtask of
+// the graph that epoch records runs from attempt 0.
+func fullRestart(events []format.Event, epoch int32) starts {
+	out := starts{}
+	var graph *format.Graph
+	for _, e := range events {
+		if e.Kind == format.KindJobSubmitted && e.Graph != nil {
+			graph = e.Graph
+			break
+		}
+	}
+	if graph == nil {
+		return out
+	}
+	for _, v := range graph.Vertices {
+		p := v.Parallelism
+		if p == 0 {
+			p = initializedIn(events, epoch, v.ID)
+		}
+		for i := int32(0); i < p; i++ {
+			out[format.SubtaskRef{Vertex: v.ID, Subtask: i}] = 0
 		}
 	}
 	return out
