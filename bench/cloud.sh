@@ -38,14 +38,15 @@ run() {
   setsid bash -c 'cd pkg/blob && exec "$0" -test.run "^$" -test.bench "$1" -test.benchtime "$2" -test.timeout 60m' \
     "$out/blob.test" "$1" "$2" >> "$out/raw.txt" 2>&1 &
   bench_pid=$!
-  wait "$bench_pid"
+  wait "$bench_pid" || failed=1
   bench_pid=
 }
+failed=0
 echo "machine: $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB, $(go version | cut -d' ' -f3)"
 [[ BenchmarkCloudSegmentWrite =~ $filter ]] && run 'BenchmarkCloudSegmentWrite' 200x
 [[ BenchmarkCloudRead1M =~ $filter ]] && run 'BenchmarkCloudRead1M' 3x
 [[ BenchmarkCloudReadSegments =~ $filter ]] && run 'BenchmarkCloudReadSegments' 1x
-if grep -q -e '^--- FAIL' -e '^FAIL' "$out/raw.txt"; then
+if [ "$failed" != 0 ] || grep -q -e '^--- FAIL' -e '^FAIL' "$out/raw.txt"; then
   cat "$out/raw.txt"; exit 1
 fi
 
