@@ -171,6 +171,30 @@ func (s *bucketStore) stat(ctx context.Context, key string) (objectInfo, error) 
 }
 
 func (s *bucketStore) list(ctx context.Context, prefix string, fn func(objectInfo) error) error {
+	// fileblob walks the directory and stats each entry: an object
+	// replaced while it walks (a heartbeat being rewritten) fails the whole
+	// listing with NotFound. List again, passing on only the keys not seen
+	// yet, a few times before giving up.
+	seen := make(map[string]bool)
+	for attempt := 1; ; attempt++ {
+		err := s.listOnce(ctx, prefix, seen, fn)
+		var lerr *listingError
+		if errors.As(err, &lerr) {
+			if errors.Is(lerr.err, ErrNotFound) && attempt < 10 {
+				continue
+			}
+			return lerr.err
+		}
+		return err
+	}
+}
+
+// listingError is an error of the listing itself, not of its callback.
+type listingError struct{ err error }
+
+func (e *listingError) Error() string { return e.err.Error() }
+
+func (s *bucketStore) listOnce(ctx context.Context, prefix string, seen map[string]bool, fn func(objectInfo) error) error {
 	it := s.b.List(&gcblob.ListOptions{Prefix: s.prefix + prefix})
 	for {
 		obj, err := s.nextListed(ctx, it)
@@ -178,12 +202,14 @@ func (s *bucketStore) list(ctx context.Context, prefix string, fn func(objectInf
 			return nil
 		}
 		if err != nil {
-			return s.translate(ctx, "list", prefix, requestTimeout, err)
+			return &listingError{s.translate(ctx, "list", prefix, requestTimeout, err)}
 		}
-		if obj.IsDir {
+		key := strings.TrimPrefix(obj.Key, s.prefix)
+		if obj.IsDir || seen[key] {
 			continue
 		}
-		err = fn(objectInfo{Key: strings.TrimPrefix(obj.Key, s.prefix), Size: obj.Size, ModTime: obj.ModTime})
+		seen[key] = true
+		err = fn(objectInfo{Key: key, Size: obj.Size, ModTime: obj.ModTime})
 		if err == errStopList {
 			return nil
 		}
