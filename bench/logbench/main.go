@@ -243,21 +243,7 @@ func readLog(ctx context.Context, url string, want int) error {
 		return err
 	}
 	defer r.Close()
-	n := 0
-	for {
-		_, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return err
-		}
-		n++
-	}
-	if n != want {
-		return fmt.Errorf("read %d events from %s, want %d", n, url, want)
-	}
-	return nil
+	return drain(r, url, want)
 }
 
 func writeJSONL(path string, events []format.Event, compress bool) error {
@@ -303,10 +289,14 @@ func readJSONL(path string, want int, compressed bool) error {
 		}
 		r = zr
 	}
-	jr := format.NewJSONReader(r)
+	return drain(format.NewJSONReader(r), path, want)
+}
+
+// drain reads src to the end and checks that it held want events.
+func drain(src blob.EventSource, name string, want int) error {
 	n := 0
 	for {
-		_, err := jr.Next()
+		_, err := src.Next()
 		if errors.Is(err, io.EOF) {
 			break
 		}
@@ -316,7 +306,7 @@ func readJSONL(path string, want int, compressed bool) error {
 		n++
 	}
 	if n != want {
-		return fmt.Errorf("read %d events from %s, want %d", n, path, want)
+		return fmt.Errorf("read %d events from %s, want %d", n, name, want)
 	}
 	return nil
 }
