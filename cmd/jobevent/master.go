@@ -15,7 +15,7 @@ func newMasterCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "master",
 		Usage: "run a job's master as its own process; workers connect over HTTP",
-		UsageText: "jobevent master SPEC.yaml --events LOG [--listen ADDR] [--resume] [--standby] [--token T] [--crash-after-seq N]\n\n" +
+		UsageText: "jobevent master SPEC.yaml --events LOG [--listen ADDR] [--resume] [--standby] [--token T] [--crash-after-seq N] [--compact-on-finish]\n\n" +
 			"EXAMPLES:\n" +
 			"   JOBEVENT_TOKEN=s3cret jobevent master testdata/jobs/wordcount.yaml --events ./jobevents/wordcount\n" +
 			"   JOBEVENT_TOKEN=s3cret jobevent master --events ./jobevents/wordcount --standby",
@@ -34,6 +34,7 @@ func newMasterCommand() *cli.Command {
 			&cli.BoolFlag{Name: "standby", Usage: "take over when the current master's heartbeat goes stale"},
 			tokenFlag(),
 			&cli.Int64Flag{Name: "crash-after-seq", Usage: "die right after event `N` is durable (exit 3)"},
+			&cli.BoolFlag{Name: "compact-on-finish", Usage: "merge the log's segments (jobevent compact) once the job has finished"},
 			formatFlag("table", "json"),
 		},
 		Action: runMaster,
@@ -45,13 +46,14 @@ func runMaster(c *cli.Context) error {
 		return err
 	}
 	opts := runtime.MasterOptions{
-		Events:        c.String("events"),
-		Listen:        c.String("listen"),
-		Token:         c.String("token"),
-		Resume:        c.Bool("resume"),
-		Standby:       c.Bool("standby"),
-		CrashAfterSeq: c.Int64("crash-after-seq"),
-		Stderr:        c.App.ErrWriter,
+		Events:          c.String("events"),
+		Listen:          c.String("listen"),
+		Token:           c.String("token"),
+		Resume:          c.Bool("resume"),
+		Standby:         c.Bool("standby"),
+		CrashAfterSeq:   c.Int64("crash-after-seq"),
+		CompactOnFinish: c.Bool("compact-on-finish"),
+		Stderr:          c.App.ErrWriter,
 	}
 	if c.NArg() == 1 {
 		spec, err := runtime.LoadSpec(c.Args().First())

@@ -19,7 +19,7 @@ func newRunCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "run",
 		Usage: "run a batch job with the embedded runtime, recording its events",
-		UsageText: "jobevent run SPEC.yaml [--events LOG] [--workers N] [--resume] [--crash-after-seq N] [--seed N] [--work-dir DIR] [--format table|json]\n\n" +
+		UsageText: "jobevent run SPEC.yaml [--events LOG] [--workers N] [--resume] [--crash-after-seq N] [--seed N] [--work-dir DIR] [--compact-on-finish] [--format table|json]\n\n" +
 			"EXAMPLES:\n" +
 			"   jobevent run testdata/jobs/wordcount.yaml\n" +
 			"   jobevent run testdata/jobs/flink-failover.yaml --seed 1 --crash-after-seq 20; jobevent run testdata/jobs/flink-failover.yaml --seed 1 --resume",
@@ -39,6 +39,7 @@ func newRunCommand() *cli.Command {
 			&cli.IntFlag{Name: "slots", Usage: "slots `N` per worker", Value: 2},
 			&cli.BoolFlag{Name: "resume", Usage: "recover the job from the log in a new epoch"},
 			&cli.Int64Flag{Name: "crash-after-seq", Usage: "die right after event `N` is durable (exit 3)"},
+			&cli.BoolFlag{Name: "compact-on-finish", Usage: "merge the log's segments (jobevent compact) once the job has finished"},
 			&cli.Int64Flag{Name: "seed", Usage: "run in a reproducible order drawn from `N`"},
 			&cli.StringFlag{Name: "work-dir", Usage: "`DIR` for the workers' partitions", DefaultText: "./jobevents-work"},
 			quietFlag(),
@@ -65,15 +66,16 @@ func runRun(c *cli.Context) error {
 	stderr, endProgress := startRunProgress(c, spec.Job, c.String("events"))
 	defer endProgress()
 	opts := runtime.Options{
-		Events:        c.String("events"),
-		Workers:       c.Int("workers"),
-		Slots:         c.Int("slots"),
-		WorkDir:       c.String("work-dir"),
-		Resume:        c.Bool("resume"),
-		CrashAfterSeq: c.Int64("crash-after-seq"),
-		Seeded:        c.IsSet("seed"),
-		Seed:          c.Int64("seed"),
-		Stderr:        stderr,
+		Events:          c.String("events"),
+		Workers:         c.Int("workers"),
+		Slots:           c.Int("slots"),
+		WorkDir:         c.String("work-dir"),
+		Resume:          c.Bool("resume"),
+		CrashAfterSeq:   c.Int64("crash-after-seq"),
+		CompactOnFinish: c.Bool("compact-on-finish"),
+		Seeded:          c.IsSet("seed"),
+		Seed:            c.Int64("seed"),
+		Stderr:          stderr,
 	}
 	sum, err := runtime.Run(c.Context, spec, opts)
 	endProgress()

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/jobevent/jobevent/pkg/blob"
+	"github.com/jobevent/jobevent/pkg/format"
 )
 
 // Options configures Run and Resume, the embedded runtime: a master and
@@ -54,6 +55,9 @@ type Options struct {
 	// Settings, when set, adjusts the spec's settings before the run
 	// (tests shorten timeouts with it).
 	Settings func(*Settings)
+	// CompactOnFinish merges the log's segments (blob.Compact) once the
+	// job has finished and its log is closed; a failure is a warning.
+	CompactOnFinish bool
 
 	// onNet lets tests reach the in-process network (lose partitions).
 	onNet func(*localNet)
@@ -178,6 +182,9 @@ func runEpoch(ctx context.Context, log *blob.Log, st *epochStart, opts Options) 
 		if cerr := w.Close(); cerr != nil && err == nil {
 			err = fmt.Errorf("close event log: %w", cerr)
 		}
+	}
+	if opts.CompactOnFinish && err == nil && sum != nil && sum.Status == format.StatusFinished {
+		compactOnFinish(ctx, log, opts.Stderr)
 	}
 	if sum != nil {
 		sum.Log = log.URL()

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/jobevent/jobevent/pkg/blob"
+	"github.com/jobevent/jobevent/pkg/format"
 )
 
 // MasterOptions configures RunMaster: a master process whose workers are
@@ -45,6 +46,9 @@ type MasterOptions struct {
 	Settings func(*Settings)
 	// OnListen is called with the address once the master listens.
 	OnListen func(addr string)
+	// CompactOnFinish merges the log's segments (blob.Compact) once the
+	// job has finished and its log is closed; a failure is a warning.
+	CompactOnFinish bool
 }
 
 // RunMaster runs a master process until the job ends. Workers started
@@ -134,6 +138,9 @@ func runProcessEpoch(ctx context.Context, log *blob.Log, st *epochStart, opts Ma
 	}
 	if cerr := w.Close(); cerr != nil && err == nil {
 		err = fmt.Errorf("close event log: %w", cerr)
+	}
+	if opts.CompactOnFinish && err == nil && sum != nil && sum.Status == format.StatusFinished {
+		compactOnFinish(ctx, log, opts.Stderr)
 	}
 	if sum != nil {
 		sum.Log = log.URL()
