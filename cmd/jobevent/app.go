@@ -36,6 +36,7 @@ func commands() []*cli.Command {
 		newCompactCommand(),
 		newLsCommand(),
 		newStatusCommand(),
+		newCancelCommand(),
 	}
 }
 

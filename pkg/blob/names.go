@@ -14,6 +14,9 @@ const (
 	EventsDir = "events/"
 	// EpochsDir holds one object per claimed epoch and its heartbeat.
 	EpochsDir = "epochs/"
+	// CancelKey, when present, asks the master holding the job to cancel
+	// it (jobevent cancel).
+	CancelKey = "cancel"
 
 	segmentExt   = ".parquet"
 	heartbeatExt = ".heartbeat"

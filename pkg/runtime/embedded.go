@@ -169,14 +169,17 @@ func runEpoch(ctx context.Context, log *blob.Log, st *epochStart, opts Options) 
 	w := log.NewWriter(st.epoch, st.startSeq, blob.WriterOptions{
 		BufferSize: spec.Settings.WriteBufferSize, FlushInterval: spec.Settings.WriteBufferFlushInterval, Clock: opts.Clock,
 	})
+	// jobevent cancel is seen at a heartbeat and cancels jobCtx.
+	jobCtx, stopJob := context.WithCancel(ctx)
+	defer stopJob()
 	cfg := masterConfig{
 		spec: spec, epoch: st.epoch, addr: embeddedAddr, log: w, state: st.state,
 		recovering: st.recovering, fullRestart: st.fullRestart,
 		clock: opts.Clock, seeded: opts.Seeded, seed: opts.Seed, crashAfter: opts.CrashAfterSeq,
 		stderr: opts.Stderr, buckets: buckets, expectWorkers: opts.Workers,
-		heartbeat: func(ctx context.Context) error { return log.Heartbeat(ctx, st.epoch) },
+		heartbeat: watchingHeartbeat(log, st.epoch, stopJob),
 	}
-	sum, err := runCluster(ctx, cfg, opts)
+	sum, err := runCluster(jobCtx, cfg, opts)
 	var crash *CrashError
 	if !errors.As(err, &crash) {
 		if cerr := w.Close(); cerr != nil && err == nil {

@@ -122,15 +122,18 @@ func runProcessEpoch(ctx context.Context, log *blob.Log, st *epochStart, opts Ma
 	w := log.NewWriter(st.epoch, st.startSeq, blob.WriterOptions{
 		BufferSize: spec.Settings.WriteBufferSize, FlushInterval: spec.Settings.WriteBufferFlushInterval, Clock: opts.Clock,
 	})
+	// jobevent cancel is seen at a heartbeat and cancels jobCtx.
+	jobCtx, stopJob := context.WithCancel(ctx)
+	defer stopJob()
 	m := newMaster(masterConfig{
 		spec: spec, epoch: st.epoch, addr: addr, log: w, state: st.state,
 		recovering: st.recovering, fullRestart: st.fullRestart, clock: opts.Clock,
 		crashAfter: opts.CrashAfterSeq, stderr: opts.Stderr, buckets: buckets,
-		heartbeat: func(ctx context.Context) error { return log.Heartbeat(ctx, st.epoch) },
+		heartbeat: watchingHeartbeat(log, st.epoch, stopJob),
 	})
 	srv.attach(m)
 	stopWatch := srv.watchWorkers(ctx, spec.Settings)
-	sum, err := m.run(ctx)
+	sum, err := m.run(jobCtx)
 	stopWatch()
 	var crash *CrashError
 	if errors.As(err, &crash) {
