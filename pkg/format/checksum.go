@@ -70,7 +70,7 @@ func verifyChecksum(data []byte) error {
 	var want [8]byte
 	appendHex32(want[:0], fileChecksum(data, off))
 	if got := data[off : off+8]; !bytes.Equal(got, want[:]) {
-		return fmt.Errorf("checksum %q, computed %q: %w", got, want[:], ErrCorrupt)
+		return fmt.Errorf("checksum mismatch (stored %s, computed %s): %w", got, want[:], ErrCorrupt)
 	}
 	return nil
 }

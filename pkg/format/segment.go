@@ -117,7 +117,7 @@ type SegmentReader struct {
 func OpenSegment(data []byte) (sr *SegmentReader, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			sr, err = nil, fmt.Errorf("format: open segment: %v: %w", r, ErrCorrupt)
+			sr, err = nil, fmt.Errorf("%v: %w", r, ErrCorrupt)
 		}
 	}()
 	if err := checkTail(data); err != nil {
@@ -128,24 +128,24 @@ func OpenSegment(data []byte) (sr *SegmentReader, err error) {
 	// itself differently) or corrupt.
 	sumErr := verifyChecksum(data)
 	if sumErr != nil && !errors.Is(sumErr, errNoChecksum) {
-		return nil, fmt.Errorf("format: open segment: %w", sumErr)
+		return nil, sumErr
 	}
 	f, err := parquet.OpenFile(bytes.NewReader(data), int64(len(data)), parquet.SkipBloomFilters(true))
 	if err != nil {
-		return nil, fmt.Errorf("format: open segment: %v: %w", err, ErrCorrupt)
+		return nil, fmt.Errorf("%v: %w", err, ErrCorrupt)
 	}
 	version, ok := f.Lookup(SchemaVersionKey)
 	if !ok {
-		return nil, fmt.Errorf("format: open segment: no %s in footer: %w", SchemaVersionKey, ErrCorrupt)
+		return nil, fmt.Errorf("no %s in footer: %w", SchemaVersionKey, ErrCorrupt)
 	}
 	if err := checkVersion(version); err != nil {
 		return nil, err
 	}
 	if sumErr != nil {
-		return nil, fmt.Errorf("format: open segment: %w", sumErr)
+		return nil, sumErr
 	}
 	if err := checkSchema(f.Schema()); err != nil {
-		return nil, fmt.Errorf("format: open segment: %w", err)
+		return nil, err
 	}
 	return &SegmentReader{
 		file:    f,
@@ -158,15 +158,15 @@ func OpenSegment(data []byte) (sr *SegmentReader, err error) {
 func checkTail(data []byte) error {
 	const minSize = 4 + 4 + 4 // magic, footer length, magic
 	if len(data) < minSize || string(data[len(data)-4:]) != "PAR1" {
-		return fmt.Errorf("format: open segment: %d bytes, no trailing magic: %w", len(data), ErrNoFooter)
+		return fmt.Errorf("%d bytes, no trailing magic: %w", len(data), ErrNoFooter)
 	}
 	footer := int(uint32(data[len(data)-8]) | uint32(data[len(data)-7])<<8 |
 		uint32(data[len(data)-6])<<16 | uint32(data[len(data)-5])<<24)
 	if footer == 0 || footer > len(data)-minSize {
-		return fmt.Errorf("format: open segment: footer length %d in %d bytes: %w", footer, len(data), ErrNoFooter)
+		return fmt.Errorf("footer length %d in %d bytes: %w", footer, len(data), ErrNoFooter)
 	}
 	if string(data[:4]) != "PAR1" {
-		return fmt.Errorf("format: open segment: no leading magic: %w", ErrCorrupt)
+		return fmt.Errorf("no leading magic: %w", ErrCorrupt)
 	}
 	return nil
 }
@@ -175,7 +175,7 @@ func checkTail(data []byte) error {
 func checkVersion(v string) error {
 	major, minor, ok := strings.Cut(v, ".")
 	if !ok || !isDigits(major) || !isDigits(minor) {
-		return fmt.Errorf("format: open segment: schema version %q is malformed: %w", v, ErrCorrupt)
+		return fmt.Errorf("schema version %q is malformed: %w", v, ErrCorrupt)
 	}
 	if major != supportedMajor {
 		return &VersionError{Version: v, Supported: []string{supportedMajor + ".x"}}
