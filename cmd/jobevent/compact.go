@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/jobevent/jobevent/internal/report"
 	"io"
 	"strconv"
 
@@ -113,7 +114,7 @@ func printCompact(w io.Writer, res *blob.CompactResult) error {
 		verb = "would compact"
 	}
 	fmt.Fprintf(w, "%s %s: %d segments (%s) -> %d segments (%s)\n", verb, res.URL,
-		res.SegmentsBefore, humanBytes(res.BytesBefore), res.SegmentsAfter, humanBytes(res.BytesAfter))
+		res.SegmentsBefore, report.HumanBytes(res.BytesBefore), res.SegmentsAfter, report.HumanBytes(res.BytesAfter))
 	if res.DryRun {
 		fmt.Fprintf(w, "(a dry run: segment counts and bytes after are as they are now)\n")
 	}
@@ -124,7 +125,7 @@ func printCompact(w io.Writer, res *blob.CompactResult) error {
 		fmt.Fprintln(w)
 		t := newTable(w, "covering segment", "parts", "events", "bytes")
 		for _, cv := range res.Covering {
-			if err := t.Append(cv.Key, strconv.Itoa(cv.Parts), strconv.FormatInt(cv.Events, 10), humanBytes(cv.Bytes)); err != nil {
+			if err := t.Append(cv.Key, strconv.Itoa(cv.Parts), strconv.FormatInt(cv.Events, 10), report.HumanBytes(cv.Bytes)); err != nil {
 				return fmt.Errorf("compact: table: %w", err)
 			}
 		}

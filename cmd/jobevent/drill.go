@@ -180,7 +180,7 @@ func printDrill(w io.Writer, res *drill.Result, timing bool) error {
 		if p, ok := res.MostExposed(f); ok && p.Redone[f].Subtasks > 0 {
 			cost := p.Redone[f]
 			fmt.Fprintf(w, "most exposed to %s: after seq %d (%s): %d subtask%s redone, %s\n",
-				f, p.Seq, p.Event, cost.Subtasks, plural(cost.Subtasks), humanBytes(cost.Bytes))
+				f, p.Seq, p.Event, cost.Subtasks, plural(cost.Subtasks), report.HumanBytes(cost.Bytes))
 		}
 	}
 	_, err := fmt.Fprintf(w, "\nverdict: %s\n", res.Verdict)
@@ -211,7 +211,7 @@ func printDrillCases(w io.Writer, res *drill.Result, timing bool) error {
 		}
 		row := []string{strconv.FormatInt(cs.Point, 10), events[cs.Point], string(cs.Fault),
 			strconv.Itoa(len(cs.Predicted)), strconv.Itoa(len(cs.Actual)), match, output, log,
-			strconv.Itoa(cs.RedoneSubtasks), humanBytes(cs.RedoneBytes)}
+			strconv.Itoa(cs.RedoneSubtasks), report.HumanBytes(cs.RedoneBytes)}
 		if timing {
 			row = append(row, strconv.FormatFloat(cs.RecoveryMs, 'f', 1, 64))
 		}
@@ -257,7 +257,7 @@ func printDrillCurve(w io.Writer, res *drill.Result) error {
 		for _, f := range res.Faults {
 			cell := "-"
 			if cost, ok := p.Redone[f]; ok {
-				cell = fmt.Sprintf("%d (%s)", cost.Subtasks, humanBytes(cost.Bytes))
+				cell = fmt.Sprintf("%d (%s)", cost.Subtasks, report.HumanBytes(cost.Bytes))
 			}
 			row = append(row, cell)
 		}

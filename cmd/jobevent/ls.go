@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/jobevent/jobevent/internal/report"
 	"io"
 	"strconv"
 	"time"
@@ -80,7 +81,7 @@ func printLs(w io.Writer, bucket string, logs []*blob.Summary) error {
 			modified = s.LastModified.UTC().Format(time.RFC3339)
 		}
 		err := t.Append(prefix, orDash(s.Job), strconv.Itoa(s.Epochs), strconv.Itoa(s.Segments),
-			strconv.FormatInt(s.Events, 10), humanBytes(s.Bytes), modified, s.Status)
+			strconv.FormatInt(s.Events, 10), report.HumanBytes(s.Bytes), modified, s.Status)
 		if err != nil {
 			return fmt.Errorf("ls: table: %w", err)
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/jobevent/jobevent/internal/report"
 	"io"
 	"strconv"
 	"time"
@@ -66,7 +67,7 @@ func printStats(w io.Writer, st *replay.Stats) error {
 		}
 		err := t.Append(v.Vertex, par, strconv.Itoa(v.Attempts), strconv.Itoa(v.Reruns), strconv.Itoa(v.Failed),
 			seconds(v.P50Seconds), seconds(v.MaxSeconds), strconv.FormatInt(v.RecordsIn, 10),
-			strconv.FormatInt(v.RecordsOut, 10), humanBytes(v.BytesIn), humanBytes(v.BytesOut))
+			strconv.FormatInt(v.RecordsOut, 10), report.HumanBytes(v.BytesIn), report.HumanBytes(v.BytesOut))
 		if err != nil {
 			return fmt.Errorf("stats: table: %w", err)
 		}
@@ -126,18 +127,4 @@ func printFailovers(w io.Writer, st *replay.Stats) error {
 // millisecond: "1.316s", "41s", "0s".
 func seconds(s float64) string {
 	return time.Duration(s * float64(time.Second)).Round(time.Millisecond).String()
-}
-
-// humanBytes renders n bytes with a binary unit: "512 B", "55.0 KiB".
-func humanBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return strconv.FormatInt(n, 10) + " B"
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit && exp < 5; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }

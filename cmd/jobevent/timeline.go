@@ -198,12 +198,12 @@ func printSweep(w io.Writer, job string, points []replay.SweepPoint, cap int) er
 	}
 	p := points[worst]
 	fmt.Fprintf(w, "most exposed: after seq %d (epoch %d, %s): rerun %d, redo %s of work and %s of results\n\n",
-		p.Seq, p.Epoch, p.Kind, p.Rerun, seconds(p.RerunSeconds), humanBytes(p.RerunBytes))
+		p.Seq, p.Epoch, p.Kind, p.Rerun, seconds(p.RerunSeconds), report.HumanBytes(p.RerunBytes))
 	t := newTable(w, "seq", "time", "epoch", "kind", "keep", "rerun", "run", "discarded", "rerun bytes", "rerun time")
 	for _, p := range points {
 		err := t.Append(strconv.FormatInt(p.Seq, 10), p.Time.UTC().Format("15:04:05.000"), strconv.Itoa(int(p.Epoch)),
 			string(p.Kind), strconv.Itoa(p.Keep), strconv.Itoa(p.Rerun), strconv.Itoa(p.Run), strconv.Itoa(p.Discarded),
-			humanBytes(p.RerunBytes), seconds(p.RerunSeconds))
+			report.HumanBytes(p.RerunBytes), seconds(p.RerunSeconds))
 		if err != nil {
 			return fmt.Errorf("replay: sweep table: %w", err)
 		}

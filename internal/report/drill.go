@@ -26,7 +26,7 @@ func WriteDrillHTML(w io.Writer, r *drill.Result) error {
 	}
 	for i := range r.Cases {
 		c := &r.Cases[i]
-		row := drillRow{C: c, Event: events[c.Point], Bytes: drillBytes(c.RedoneBytes)}
+		row := drillRow{C: c, Event: events[c.Point], Bytes: HumanBytes(c.RedoneBytes)}
 		page.Rows = append(page.Rows, row)
 		if !c.OK() {
 			page.Failed = append(page.Failed, row)
@@ -36,7 +36,7 @@ func WriteDrillHTML(w io.Writer, r *drill.Result) error {
 		if p, ok := r.MostExposed(f); ok && p.Redone[f].Subtasks > 0 {
 			cost := p.Redone[f]
 			page.Exposed = append(page.Exposed, fmt.Sprintf("%s: after seq %d (%s), %d subtask%s and %s redone",
-				f, p.Seq, p.Event, cost.Subtasks, plural(cost.Subtasks), drillBytes(cost.Bytes)))
+				f, p.Seq, p.Event, cost.Subtasks, plural(cost.Subtasks), HumanBytes(cost.Bytes)))
 		}
 	}
 	if err := drillTemplate.Execute(w, page); err != nil {
@@ -91,20 +91,6 @@ func drillColor(f drill.Fault) string {
 		return c
 	}
 	return "#4b5563"
-}
-
-// drillBytes renders n bytes with a binary unit: "512 B", "55.0 KiB".
-func drillBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return strconv.FormatInt(n, 10) + " B"
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit && exp < 5; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }
 
 var drillTemplate = template.Must(template.New("drill").Funcs(template.FuncMap{

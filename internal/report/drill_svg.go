@@ -34,7 +34,7 @@ var (
 	drillBytesAxis = drillAxis{
 		title: "bytes redone",
 		value: func(c drill.Cost) float64 { return float64(c.Bytes) },
-		label: func(v float64) string { return drillBytes(int64(v)) },
+		label: func(v float64) string { return HumanBytes(int64(v)) },
 		ceil:  drillBytesCeil,
 	}
 	drillSubtasksAxis = drillAxis{
@@ -141,7 +141,7 @@ func drillLine(b *strings.Builder, r *drill.Result, f drill.Fault, axis drillAxi
 			continue
 		}
 		x, y := xs(p.Seq), ys(axis.value(c))
-		tip := fmt.Sprintf("seq %d (%s), %s: %d subtask%s, %s redone", p.Seq, p.Event, f, c.Subtasks, plural(c.Subtasks), drillBytes(c.Bytes))
+		tip := fmt.Sprintf("seq %d (%s), %s: %d subtask%s, %s redone", p.Seq, p.Event, f, c.Subtasks, plural(c.Subtasks), HumanBytes(c.Bytes))
 		if failed[p.Seq][f] {
 			tip += " — FAILED"
 			fmt.Fprintf(b, `<circle class="fail" cx="%.1f" cy="%.1f" r="6"/>`, x, y)
