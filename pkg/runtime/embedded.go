@@ -180,14 +180,22 @@ func runEpoch(ctx context.Context, log *blob.Log, st *epochStart, opts Options) 
 		heartbeat: watchingHeartbeat(log, st.epoch, stopJob),
 	}
 	sum, err := runCluster(jobCtx, cfg, opts)
+	return endEpoch(ctx, log, w, st, opts.CompactOnFinish, opts.Stderr, sum, err)
+}
+
+// endEpoch finishes the run of an epoch. A deliberate crash writes nothing
+// more: the event log is left as it is. Otherwise the log is closed (its
+// last events flushed), compacted when asked and the job finished, and
+// the summary completed.
+func endEpoch(ctx context.Context, log *blob.Log, w *blob.Writer, st *epochStart, compact bool, stderr io.Writer, sum *Summary, err error) (*Summary, error) {
 	var crash *CrashError
 	if !errors.As(err, &crash) {
 		if cerr := w.Close(); cerr != nil && err == nil {
 			err = fmt.Errorf("close event log: %w", cerr)
 		}
-	}
-	if opts.CompactOnFinish && err == nil && sum != nil && sum.Status == format.StatusFinished {
-		compactOnFinish(ctx, log, opts.Stderr)
+		if compact && err == nil && sum != nil && sum.Status == format.StatusFinished {
+			compactOnFinish(ctx, log, stderr)
+		}
 	}
 	if sum != nil {
 		sum.Log = log.URL()

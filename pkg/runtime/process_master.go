@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/jobevent/jobevent/pkg/blob"
-	"github.com/jobevent/jobevent/pkg/format"
 )
 
 // MasterOptions configures RunMaster: a master process whose workers are
@@ -135,22 +134,7 @@ func runProcessEpoch(ctx context.Context, log *blob.Log, st *epochStart, opts Ma
 	stopWatch := srv.watchWorkers(ctx, spec.Settings)
 	sum, err := m.run(jobCtx)
 	stopWatch()
-	var crash *CrashError
-	if errors.As(err, &crash) {
-		return sum, err // die at once: no cleanup, no close
-	}
-	if cerr := w.Close(); cerr != nil && err == nil {
-		err = fmt.Errorf("close event log: %w", cerr)
-	}
-	if opts.CompactOnFinish && err == nil && sum != nil && sum.Status == format.StatusFinished {
-		compactOnFinish(ctx, log, opts.Stderr)
-	}
-	if sum != nil {
-		sum.Log = log.URL()
-		sum.FullRestartReason = st.reason
-		sum.Status = statusOf(sum.Status, err)
-	}
-	return sum, err
+	return endEpoch(ctx, log, w, st, opts.CompactOnFinish, opts.Stderr, sum, err)
 }
 
 // standby waits while the newest epoch's master heartbeats, judged by the
