@@ -30,18 +30,7 @@ func cleanRun(t *testing.T, job string, seed int64) (map[string]string, []format
 // a blob reader, every recorded partition available.
 func planOfLog(t *testing.T, url string) *replay.RecoveryPlan {
 	t.Helper()
-	ctx := context.Background()
-	l, err := blob.Open(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	r, err := l.NewReader(ctx, blob.ReaderOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	s, err := replay.Fold(r, 0)
+	s, err := replay.Fold(&replay.SliceSource{Events: readLog(t, url)}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
