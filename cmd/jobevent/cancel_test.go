@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,7 +24,7 @@ vertices:
     parallelism: 2
   - id: sink
     operator: sink
-    args: {output: out/slow}
+    args: {output: %s}
     parallelism: 1
 edges:
   - {from: numbers, to: nap, pattern: pointwise}
@@ -37,7 +38,7 @@ settings:
 func TestCancel_RunningJob(t *testing.T) {
 	dir := t.TempDir()
 	spec := filepath.Join(dir, "slow.yaml")
-	if err := os.WriteFile(spec, []byte(napJob), 0o644); err != nil {
+	if err := os.WriteFile(spec, []byte(fmt.Sprintf(napJob, filepath.Join(dir, "out"))), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	logURL := "file://" + filepath.ToSlash(filepath.Join(dir, "log"))

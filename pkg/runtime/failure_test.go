@@ -310,3 +310,34 @@ edges:
 		t.Errorf("a fenced master committed output (stat: %v)", err)
 	}
 }
+
+// TestRun_CancelAtStart asks for the cancel before the master starts: the
+// first heartbeat sees it while the job is being submitted (a flush, a wait
+// for workers), and the job must still end canceled, not in an error.
+func TestRun_CancelAtStart(t *testing.T) {
+	for i := 0; i < 20; i++ {
+		dir := t.TempDir()
+		url := "file://" + filepath.Join(dir, "log")
+		ctx := context.Background()
+		l, err := blob.Create(ctx, url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := l.RequestCancel(ctx, "test"); err != nil {
+			t.Fatal(err)
+		}
+		l.Close()
+		sum, err := Run(ctx, loadJob(t, "wordcount.yaml"), Options{Dir: dir, Events: url})
+		var jerr *JobError
+		if !errors.As(err, &jerr) || jerr.Status != format.StatusCanceled {
+			t.Fatalf("run %d: err = %v, want a canceled job", i, err)
+		}
+		if sum == nil || sum.Status != format.StatusCanceled {
+			t.Fatalf("run %d: summary = %+v, want status canceled", i, sum)
+		}
+		events := readLog(t, url)
+		if last := events[len(events)-1]; last.Kind != format.KindJobFinished || last.Status != format.StatusCanceled {
+			t.Fatalf("run %d: last event = %s, want job_finished canceled", i, eventKey(last))
+		}
+	}
+}

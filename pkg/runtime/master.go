@@ -318,11 +318,11 @@ func (m *master) run(ctx context.Context) (*Summary, error) {
 		err = m.submit(ctx, m.cfg.recovering)
 	}
 	if err != nil {
-		return m.end(ctx, err)
+		return m.end(ctx, m.canceledOr(ctx, err))
 	}
 	for {
 		if err := m.schedule(ctx); err != nil {
-			return m.end(ctx, err)
+			return m.end(ctx, m.canceledOr(ctx, err))
 		}
 		if m.allDone() {
 			return m.end(ctx, m.finishJob(ctx))
@@ -339,9 +339,20 @@ func (m *master) run(ctx context.Context) (*Summary, error) {
 			err = m.cancelJob()
 		}
 		if err != nil {
-			return m.end(ctx, err)
+			return m.end(ctx, m.canceledOr(ctx, err))
 		}
 	}
+}
+
+// canceledOr returns err, unless it is only the cancellation of ctx seen
+// in the middle of a step (a flush, a registration wait) of a job that has
+// not ended: then the job ends canceled, as it does when the cancellation
+// is seen between steps.
+func (m *master) canceledOr(ctx context.Context, err error) error {
+	if ctx.Err() == nil || !errors.Is(err, ctx.Err()) || m.state.Status() != "" {
+		return err
+	}
+	return m.cancelJob()
 }
 
 // end turns the loop's final error into run's result.
