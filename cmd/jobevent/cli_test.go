@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 )
 
@@ -25,6 +27,14 @@ type result struct {
 	stdout string
 	stderr string
 }
+
+// uniqueMem returns the URL of a mem:// bucket no other test of this
+// process uses (mem:// buckets live as long as the process: -count=N).
+func uniqueMem(name string) string {
+	return fmt.Sprintf("mem://%s-%d", name, memBuckets.Add(1))
+}
+
+var memBuckets atomic.Int64
 
 // runCLI runs "jobevent args..." in process, exactly as main would, and
 // returns the exit code and the output.

@@ -155,7 +155,7 @@ func TestDump_Fenced(t *testing.T) {
 
 func TestDump_Follow(t *testing.T) {
 	events := readEvents(t, "healthy.jsonl")
-	url := "mem://dump-follow?prefix=wordcount/"
+	url := uniqueMem("dump-follow") + "?prefix=wordcount/"
 	writeSegments(t, url, events[:10])
 
 	ctx, cancel := context.WithCancel(context.Background())

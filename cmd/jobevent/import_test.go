@@ -13,7 +13,7 @@ func TestImport_RoundTrip(t *testing.T) {
 		targets := map[string]string{
 			"file":     "file://" + filepath.ToSlash(dir) + "/a?prefix=jobs/x/",
 			"bare":     filepath.Join(dir, "b"),
-			"mem":      "mem://roundtrip-" + strings.TrimSuffix(name, ".jsonl") + "?prefix=jobs/x/",
+			"mem":      uniqueMem("roundtrip-"+strings.TrimSuffix(name, ".jsonl")) + "?prefix=jobs/x/",
 			"relative": relativeTo(t, filepath.Join(dir, "c")),
 		}
 		for kind, url := range targets {
@@ -61,7 +61,7 @@ func TestImport_Summary(t *testing.T) {
 }
 
 func TestImport_Stdin(t *testing.T) {
-	url := "mem://import-stdin"
+	url := uniqueMem("import-stdin")
 	runCLIWith(t, t.Context(), readLog(t, "running.jsonl"), "import", "-", url).wantCode(t, 0)
 	d := runCLI(t, "dump", url, "--format", "json").wantCode(t, 0)
 	if d.stdout != readLog(t, "running.jsonl") {
@@ -82,9 +82,10 @@ func TestImport_BadInput(t *testing.T) {
 	runCLIWith(t, t.Context(), `{"seq":1,"kind":"nosuch"}`+"\n", "import", "-", filepath.Join(dir, "b")).
 		wantOneLineError(t, 2, "stdin: line 1")
 	// Nothing is written when a line is bad, even after good ones.
-	runCLIWith(t, t.Context(), readLog(t, "healthy.jsonl")+`{"kind":"snapshot","coordinators":7}`+"\n", "import", "-", "mem://import-bad").
+	bad := uniqueMem("import-bad")
+	runCLIWith(t, t.Context(), readLog(t, "healthy.jsonl")+`{"kind":"snapshot","coordinators":7}`+"\n", "import", "-", bad).
 		wantOneLineError(t, 2, "stdin: line 30", `"coordinators"`)
-	runCLI(t, "dump", "mem://import-bad").wantOneLineError(t, 2, "no event log at")
+	runCLI(t, "dump", bad).wantOneLineError(t, 2, "no event log at")
 	runCLI(t, "dump", filepath.Join(dir, "a")).wantOneLineError(t, 2, "no event log at")
 	runCLI(t, "import", filepath.Join(dir, "missing.jsonl"), filepath.Join(dir, "c")).
 		wantOneLineError(t, 2, "missing.jsonl")

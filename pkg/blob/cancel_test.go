@@ -7,7 +7,7 @@ import (
 
 func TestLog_RequestCancel(t *testing.T) {
 	ctx := context.Background()
-	l, err := Create(ctx, "mem://cancel-test?prefix=job/")
+	l, err := Create(ctx, uniqueMem("cancel-test")+"?prefix=job/")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -56,7 +56,7 @@ func fencedLog(t *testing.T, l *Log, finished bool) []format.Event {
 }
 
 func TestCompact_Fenced(t *testing.T) {
-	l, err := Create(ctx, "mem://compact-fenced")
+	l, err := Create(ctx, uniqueMem("compact-fenced"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +104,7 @@ func fencedRows(notices []format.Notice) int64 {
 // TestCompact_Running leaves the newest segment of a job that has not
 // finished alone, and merges it once a newer epoch is claimed.
 func TestCompact_Running(t *testing.T) {
-	l, err := Create(ctx, "mem://compact-running")
+	l, err := Create(ctx, uniqueMem("compact-running"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +134,7 @@ func TestCompact_Running(t *testing.T) {
 }
 
 func TestCompact_DryRun(t *testing.T) {
-	l, err := Create(ctx, "mem://compact-dry")
+	l, err := Create(ctx, uniqueMem("compact-dry"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +157,7 @@ func TestCompact_DryRun(t *testing.T) {
 
 // TestCompact_Torn ends a run before a torn newest segment of an epoch.
 func TestCompact_Torn(t *testing.T) {
-	l, err := Create(ctx, "mem://compact-torn")
+	l, err := Create(ctx, uniqueMem("compact-torn"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,7 +185,7 @@ func TestCompact_Torn(t *testing.T) {
 
 // TestCompact_Corrupt stops at a segment that does not decode.
 func TestCompact_Corrupt(t *testing.T) {
-	l, err := Create(ctx, "mem://compact-corrupt")
+	l, err := Create(ctx, uniqueMem("compact-corrupt"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,7 +208,7 @@ func TestCompact_Corrupt(t *testing.T) {
 // TestCompact_SizeCap splits a run whose covering segment would exceed
 // MaxSegmentBytes at a part boundary, and keeps every segment under it.
 func TestCompact_SizeCap(t *testing.T) {
-	l, err := Create(ctx, "mem://compact-cap")
+	l, err := Create(ctx, uniqueMem("compact-cap"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,7 +242,7 @@ func TestCompact_SizeCap(t *testing.T) {
 }
 
 func TestCompact_Lock(t *testing.T) {
-	l, err := Create(ctx, "mem://compact-lock")
+	l, err := Create(ctx, uniqueMem("compact-lock"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -400,7 +400,7 @@ func TestCompact_Crash(t *testing.T) {
 // TestCompact_Overlap refuses a log whose segments overlap without one
 // covering the other.
 func TestCompact_Overlap(t *testing.T) {
-	l, err := Create(ctx, "mem://compact-overlap")
+	l, err := Create(ctx, uniqueMem("compact-overlap"))
 	if err != nil {
 		t.Fatal(err)
 	}

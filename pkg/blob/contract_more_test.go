@@ -193,7 +193,7 @@ func TestImport_SegmentCap(t *testing.T) {
 	saved := maxSegmentBytes
 	maxSegmentBytes = 16 << 10
 	defer func() { maxSegmentBytes = saved }()
-	l, err := Create(ctx, "mem://import-cap")
+	l, err := Create(ctx, uniqueMem("import-cap"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,7 @@ import (
 func TestSegments_10k(t *testing.T) {
 	const n = 10_000
 	for name, url := range map[string]func(t *testing.T) string{
-		"mem":  func(t *testing.T) string { return "mem://listing-10k?prefix=big/" },
+		"mem":  func(t *testing.T) string { return uniqueMem("listing-10k") + "?prefix=big/" },
 		"file": func(t *testing.T) string { return "file://" + t.TempDir() + "?prefix=big/" },
 		// S3 lists 1,000 keys a page: ten pages.
 		"s3": func(t *testing.T) string { return blobtest.WithPrefix(blobtest.S3(t), "big/") },

@@ -15,6 +15,12 @@ import (
 
 var memLogs atomic.Int64
 
+// uniqueMem returns the URL of a mem:// bucket no other test of this
+// process uses (mem:// buckets live as long as the process: -count=N).
+func uniqueMem(name string) string {
+	return fmt.Sprintf("mem://%s-%d", name, memLogs.Add(1))
+}
+
 // memLog returns a new, empty mem:// log.
 func memLog(t *testing.T) *Log {
 	t.Helper()
