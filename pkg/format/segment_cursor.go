@@ -132,7 +132,9 @@ func (c *colCursor) loadDictionary(dict parquet.Dictionary) {
 
 // level consumes the next level pair.
 func (c *colCursor) level() (rep, def byte) {
-	c.load()
+	if c.li >= c.n {
+		c.load()
+	}
 	if c.rep != nil {
 		rep = c.rep[c.li]
 	}
@@ -144,6 +146,77 @@ func (c *colCursor) level() (rep, def byte) {
 		corruptf("column %s: levels %d/%d above %d/%d", c.path, rep, def, c.maxRep, c.maxDef)
 	}
 	return rep, def
+}
+
+// pageLevels returns the definition levels of the next rows of a flat
+// optional column that are on the current page, at most n of them, and
+// consumes them; their values are read with the value methods before the
+// next call. Levels above the maximum are corruption.
+func (c *colCursor) pageLevels(n int) []byte {
+	if c.li >= c.n {
+		c.load()
+	}
+	m := min(n, c.n-c.li)
+	defs := c.def[c.li : c.li+m]
+	c.li += m
+	for _, d := range defs {
+		if d > c.maxDef {
+			corruptf("column %s: definition level %d above %d", c.path, d, c.maxDef)
+		}
+	}
+	return defs
+}
+
+// pageRun consumes the next rows of a required flat column that are on the
+// current page, at most n of them, and returns how many; their values are
+// read with the value methods before the next call.
+func (c *colCursor) pageRun(n int) int {
+	if c.li >= c.n {
+		c.load()
+	}
+	m := min(n, c.n-c.li)
+	c.li += m
+	return m
+}
+
+// nullRun reports whether the next n levels are on the current page and
+// are all NULL rows (repetition and definition level 0); skip consumes
+// them.
+func (c *colCursor) nullRun(n int) bool {
+	if c.li >= c.n {
+		c.load()
+	}
+	if c.n-c.li < n {
+		return false
+	}
+	for _, d := range c.def[c.li : c.li+n] {
+		if d != 0 {
+			return false
+		}
+	}
+	if c.rep != nil {
+		for _, r := range c.rep[c.li : c.li+n] {
+			if r != 0 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func (c *colCursor) skip(n int) { c.li += n }
+
+// nullNext consumes the next level if it is a NULL row (repetition and
+// definition level 0) and reports whether it did.
+func (c *colCursor) nullNext() bool {
+	if c.li >= c.n {
+		c.load()
+	}
+	if c.def[c.li] != 0 || (c.rep != nil && c.rep[c.li] != 0) {
+		return false
+	}
+	c.li++
+	return true
 }
 
 // continues reports whether the next value of a repeated column continues

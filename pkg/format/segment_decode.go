@@ -131,40 +131,38 @@ func (d *segmentDecoder) decode(buf []Event) (int, error) {
 	return n, nil
 }
 
-func (d *segmentDecoder) required(col int) *colCursor {
-	c := &d.cols[col]
-	c.load()
-	c.li++
-	return c
-}
-
 func (d *segmentDecoder) decodeCommon(ev []Event, sets []fieldSet) {
+	clear(ev)
+	requiredColumn(d, ev, colSeq, (*colCursor).int64v, func(e *Event, v int64) { e.Seq = v })
+	requiredColumn(d, ev, colTime, (*colCursor).int64v, func(e *Event, v int64) { e.Time = time.Unix(0, v).UTC() })
+	requiredColumn(d, ev, colEpoch, (*colCursor).int32v, func(e *Event, v int32) { e.Epoch = v })
+	requiredColumn(d, ev, colKind, (*colCursor).str, func(e *Event, v string) { e.Kind = Kind(v) })
+	requiredColumn(d, ev, colJob, (*colCursor).str, func(e *Event, v string) { e.Job = v })
 	for i := range ev {
-		ev[i] = Event{Seq: d.required(colSeq).int64v()}
-	}
-	for i := range ev {
-		ev[i].Time = time.Unix(0, d.required(colTime).int64v()).UTC()
-	}
-	for i := range ev {
-		ev[i].Epoch = d.required(colEpoch).int32v()
-	}
-	for i := range ev {
-		k := Kind(d.required(colKind).str())
-		set, ok := k.fieldSet()
+		set, ok := ev[i].Kind.fieldSet()
 		if !ok {
-			corruptf("seq %d: unknown kind %q", ev[i].Seq, k)
+			corruptf("seq %d: unknown kind %q", ev[i].Seq, ev[i].Kind)
 		}
-		ev[i].Kind, sets[i] = k, set
-	}
-	for i := range ev {
-		ev[i].Job = d.required(colJob).str()
+		sets[i] = set
 	}
 }
 
-// present consumes one level of a flat optional column and reports whether
-// the row has a value, checking it against the row's kind.
-func (d *segmentDecoder) present(c *colCursor, f field, e *Event, set fieldSet) bool {
-	_, def := c.level()
+// requiredColumn decodes one required flat column a page at a time.
+func requiredColumn[T any](d *segmentDecoder, ev []Event, col int, value func(*colCursor) T, set func(*Event, T)) {
+	c := &d.cols[col]
+	for i := 0; i < len(ev); {
+		m := c.pageRun(len(ev) - i)
+		for k := range m {
+			set(&ev[i+k], value(c))
+		}
+		i += m
+	}
+}
+
+// presentAt reports whether a row of a flat optional column, whose
+// definition level def has been consumed, has a value, checking it against
+// the row's kind.
+func (d *segmentDecoder) presentAt(c *colCursor, f field, e *Event, set fieldSet, def byte) bool {
 	if def == c.maxDef {
 		if !set.has(f) {
 			corruptf("seq %d: column %s set in a %s event", e.Seq, c.path, e.Kind)
@@ -211,36 +209,32 @@ var flatInt64s = []struct {
 	{colBytesOut, fieldBytesOut, func(e *Event, v int64) { e.BytesOut = v }},
 }
 
+// decodeFlat decodes the flat optional columns.
 func (d *segmentDecoder) decodeFlat(ev []Event, sets []fieldSet) {
 	for _, s := range flatStrings {
-		c := &d.cols[s.col]
-		for i := range ev {
-			if d.present(c, s.f, &ev[i], sets[i]) {
-				s.set(&ev[i], c.str())
-			}
-		}
+		flatColumn(d, ev, sets, s.col, s.f, (*colCursor).str, s.set)
 	}
 	for _, s := range flatInt32s {
-		c := &d.cols[s.col]
-		for i := range ev {
-			if d.present(c, s.f, &ev[i], sets[i]) {
-				s.set(&ev[i], c.int32v())
-			}
-		}
+		flatColumn(d, ev, sets, s.col, s.f, (*colCursor).int32v, s.set)
 	}
 	for _, s := range flatInt64s {
-		c := &d.cols[s.col]
-		for i := range ev {
-			if d.present(c, s.f, &ev[i], sets[i]) {
-				s.set(&ev[i], c.int64v())
+		flatColumn(d, ev, sets, s.col, s.f, (*colCursor).int64v, s.set)
+	}
+	flatColumn(d, ev, sets, colRecovering, fieldRecovering, (*colCursor).boolv, func(e *Event, v bool) { e.Recovering = v })
+}
+
+// flatColumn decodes one flat optional column a page at a time: the levels
+// of the batch's rows on the current page first, then their values.
+func flatColumn[T any](d *segmentDecoder, ev []Event, sets []fieldSet, col int, f field, value func(*colCursor) T, set func(*Event, T)) {
+	c := &d.cols[col]
+	for i := 0; i < len(ev); {
+		defs := c.pageLevels(len(ev) - i)
+		for k, def := range defs {
+			if d.presentAt(c, f, &ev[i+k], sets[i+k], def) {
+				set(&ev[i+k], value(c))
 			}
 		}
-	}
-	c := &d.cols[colRecovering]
-	for i := range ev {
-		if d.present(c, fieldRecovering, &ev[i], sets[i]) {
-			ev[i].Recovering = c.boolv()
-		}
+		i += len(defs)
 	}
 }
 
@@ -297,9 +291,48 @@ func (c *colCursor) take(s *scratch, binary bool) {
 	}
 }
 
+// The leaf columns of each list of groups.
+var (
+	vertexCols      = []int{colVertexID, colVertexOperator, colVertexParallelism, colVertexMaxParallelism, colVertexCoordinator}
+	edgeCols        = []int{colEdgeFrom, colEdgeTo, colEdgePattern}
+	graphCols       = append(vertexCols[:len(vertexCols):len(vertexCols)], edgeCols...)
+	partitionCols   = []int{colPartitionConsumer, colPartitionBytes, colPartitionRecords}
+	subtaskCols     = []int{colSubtasksVertex, colSubtasksSubtask}
+	coordinatorCols = []int{colCoordinatorsVertex, colCoordinatorsState}
+)
+
+// nullLists consumes the rows of ev in the columns cols of a list when
+// they are all NULL on the current pages (the common case: most kinds do
+// not have the field), checking the events' kinds against it; it reports
+// whether it did.
+func (d *segmentDecoder) nullLists(ev []Event, sets []fieldSet, f field, nullable bool, cols []int) bool {
+	for _, col := range cols {
+		if !d.cols[col].nullRun(len(ev)) {
+			return false
+		}
+	}
+	for i := range ev {
+		listField(&ev[i], sets[i], f, -1, nullable)
+	}
+	for _, col := range cols {
+		d.cols[col].skip(len(ev))
+	}
+	return true
+}
+
 // listShape reads one row of each of the columns of a list of groups into
 // d.scratch and checks that they agree on its length.
-func (d *segmentDecoder) listShape(cols ...int) int {
+func (d *segmentDecoder) listShape(cols []int) int {
+	if d.cols[cols[0]].nullNext() {
+		for _, col := range cols[1:] {
+			if !d.cols[col].nullNext() {
+				if m := d.cols[col].listRow(&d.scratch, col == colCoordinatorsState); m != -1 {
+					corruptf("column %s has %d elements where %s has -1", columnPaths[col], m, columnPaths[cols[0]])
+				}
+			}
+		}
+		return -1
+	}
 	n := d.cols[cols[0]].listRow(&d.scratch, false)
 	for _, col := range cols[1:] {
 		if m := d.cols[col].listRow(&d.scratch, col == colCoordinatorsState); m != n {
@@ -319,11 +352,14 @@ func listField(e *Event, set fieldSet, f field, n int, nullable bool) {
 }
 
 func (d *segmentDecoder) decodeGraph(ev []Event, sets []fieldSet) {
+	if d.nullLists(ev, sets, fieldGraph, false, graphCols) {
+		return
+	}
 	s := &d.scratch
 	for i := range ev {
 		s.reset()
-		nv := d.listShape(colVertexID, colVertexOperator, colVertexParallelism, colVertexMaxParallelism, colVertexCoordinator)
-		ne := d.listShape(colEdgeFrom, colEdgeTo, colEdgePattern)
+		nv := d.listShape(vertexCols)
+		ne := d.listShape(edgeCols)
 		if (nv < 0) != (ne < 0) {
 			corruptf("seq %d: graph vertices and edges disagree on NULL", ev[i].Seq)
 		}
@@ -362,11 +398,14 @@ func (d *segmentDecoder) decodeGraph(ev []Event, sets []fieldSet) {
 }
 
 func (d *segmentDecoder) decodePartitions(ev []Event, sets []fieldSet) {
+	if d.nullLists(ev, sets, fieldPartitions, true, partitionCols) {
+		return
+	}
 	s := &d.scratch
 	var slab []Partition
 	for i := range ev {
 		s.reset()
-		n := d.listShape(colPartitionConsumer, colPartitionBytes, colPartitionRecords)
+		n := d.listShape(partitionCols)
 		listField(&ev[i], sets[i], fieldPartitions, n, true)
 		if n <= 0 {
 			if n == 0 {
@@ -387,10 +426,13 @@ func (d *segmentDecoder) decodePartitions(ev []Event, sets []fieldSet) {
 }
 
 func (d *segmentDecoder) decodeSubtasks(ev []Event, sets []fieldSet) {
+	if d.nullLists(ev, sets, fieldSubtasks, false, subtaskCols) {
+		return
+	}
 	s := &d.scratch
 	for i := range ev {
 		s.reset()
-		n := d.listShape(colSubtasksVertex, colSubtasksSubtask)
+		n := d.listShape(subtaskCols)
 		listField(&ev[i], sets[i], fieldSubtasks, n, false)
 		if n <= 0 {
 			continue
@@ -404,10 +446,13 @@ func (d *segmentDecoder) decodeSubtasks(ev []Event, sets []fieldSet) {
 }
 
 func (d *segmentDecoder) decodeCoordinators(ev []Event, sets []fieldSet) {
+	if d.nullLists(ev, sets, fieldCoordinators, false, coordinatorCols) {
+		return
+	}
 	s := &d.scratch
 	for i := range ev {
 		s.reset()
-		n := d.listShape(colCoordinatorsVertex, colCoordinatorsState)
+		n := d.listShape(coordinatorCols)
 		listField(&ev[i], sets[i], fieldCoordinators, n, false)
 		if n < 0 {
 			continue
