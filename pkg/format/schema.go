@@ -27,15 +27,15 @@ type row struct {
 	Recovering *bool   `parquet:"recovering,optional,uncompressed"`
 
 	Vertex      *string `parquet:"vertex,optional,dict"`
-	Subtask     *int32  `parquet:"subtask,optional"`
+	Subtask     int32   `parquet:"subtask,delta,optional"`
 	Parallelism *int32  `parquet:"parallelism,optional,uncompressed"`
-	Attempt     *int32  `parquet:"attempt,optional"`
+	Attempt     int32   `parquet:"attempt,delta,optional"`
 	Worker      *string `parquet:"worker,optional,dict"`
 
-	RecordsIn  *int64         `parquet:"records_in,optional"`
-	RecordsOut *int64         `parquet:"records_out,optional"`
-	BytesIn    *int64         `parquet:"bytes_in,optional"`
-	BytesOut   *int64         `parquet:"bytes_out,optional"`
+	RecordsIn  int64          `parquet:"records_in,delta,optional"`
+	RecordsOut int64          `parquet:"records_out,delta,optional"`
+	BytesIn    int64          `parquet:"bytes_in,delta,optional"`
+	BytesOut   int64          `parquet:"bytes_out,delta,optional"`
 	Partitions []partitionRow `parquet:"partitions,optional,list"`
 
 	Error *string `parquet:"error,optional,dict,uncompressed"`
@@ -80,7 +80,7 @@ type subtaskRow struct {
 
 type coordinatorRow struct {
 	Vertex string `parquet:"vertex,dict,uncompressed"`
-	State  []byte `parquet:"state,uncompressed"`
+	State  []byte `parquet:"state"`
 }
 
 // Segment time range: nanoseconds since 1970 in an int64.
