@@ -8,7 +8,26 @@ import (
 	"testing"
 
 	"github.com/jobevent/jobevent/internal/blobtest"
+	"github.com/jobevent/jobevent/internal/report"
 )
+
+// dirBytes returns the total size of the files in dir.
+func dirBytes(t *testing.T, dir string) int64 {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int64
+	for _, e := range entries {
+		info, err := e.Info()
+		if err != nil {
+			t.Fatal(err)
+		}
+		n += info.Size()
+	}
+	return n
+}
 
 func TestLs(t *testing.T) {
 	dir := t.TempDir()
@@ -27,7 +46,7 @@ func TestLs(t *testing.T) {
 		}
 	}
 	want := []string{
-		"archive/2026/healthy/ wordcount 1 1 29 8.3 KiB",
+		"archive/2026/healthy/ wordcount 1 1 29 " + report.HumanBytes(dirBytes(t, filepath.Join(dir, "archive", "2026", "healthy", "events"))),
 		"jobs/failover/ wordcount 2 2 33",
 		"jobs/running/ wordcount 1 1 22",
 	}
