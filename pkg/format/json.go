@@ -28,7 +28,16 @@ var ErrTimeRange = errors.New("jobevent/format: time out of range")
 // that need an error use JSONWriter, which checks it.
 //
 // AppendJSON is safe for concurrent use on distinct buffers.
-func AppendJSON(dst []byte, e *Event) []byte {
+func AppendJSON(dst []byte, e *Event) []byte { return appendEvent(dst, e, nil) }
+
+// spillSize is the length past which a JSONWriter writes out a line being
+// built, inside a long list, so that one huge event (a reset of every
+// subtask of a large job) does not need a buffer of its size.
+const spillSize = 64 << 10
+
+// appendEvent is AppendJSON. spill, when not nil, is called inside long
+// lists and may write dst out and return it emptied.
+func appendEvent(dst []byte, e *Event, spill func([]byte) []byte) []byte {
 	dst = append(dst, `{"seq":`...)
 	dst = strconv.AppendInt(dst, e.Seq, 10)
 	dst = append(dst, `,"time":"`...)
@@ -40,12 +49,12 @@ func AppendJSON(dst []byte, e *Event) []byte {
 	dst = append(dst, `,"job":`...)
 	dst = appendString(dst, e.Job)
 	for _, f := range kindFields[e.Kind] {
-		dst = appendField(dst, e, f)
+		dst = appendField(dst, e, f, spill)
 	}
 	return append(dst, "}\n"...)
 }
 
-func appendField(dst []byte, e *Event, f field) []byte {
+func appendField(dst []byte, e *Event, f field, spill func([]byte) []byte) []byte {
 	switch f {
 	case fieldGraph:
 		return appendGraph(append(dst, `,"graph":`...), e.Graph)
@@ -75,14 +84,14 @@ func appendField(dst []byte, e *Event, f field) []byte {
 		if e.Partitions == nil {
 			return dst
 		}
-		return appendPartitions(append(dst, `,"partitions":`...), e.Partitions)
+		return appendPartitions(append(dst, `,"partitions":`...), e.Partitions, spill)
 	case fieldError:
 		if e.Error == "" {
 			return dst
 		}
 		return appendString(append(dst, `,"error":`...), e.Error)
 	case fieldSubtasks:
-		return appendSubtasks(append(dst, `,"subtasks":`...), e.Subtasks)
+		return appendSubtasks(append(dst, `,"subtasks":`...), e.Subtasks, spill)
 	case fieldReason:
 		return appendString(append(dst, `,"reason":`...), e.Reason)
 	case fieldCoordinators:
@@ -140,12 +149,15 @@ func patternOrDefault(p string) string {
 	return p
 }
 
-func appendPartitions(dst []byte, ps []Partition) []byte {
+func appendPartitions(dst []byte, ps []Partition, spill func([]byte) []byte) []byte {
 	dst = append(dst, '[')
 	for i := range ps {
 		p := &ps[i]
 		if i > 0 {
 			dst = append(dst, ',')
+		}
+		if spill != nil && len(dst) >= spillSize {
+			dst = spill(dst)
 		}
 		dst = appendString(append(dst, `{"consumer":`...), p.Consumer)
 		dst = strconv.AppendInt(append(dst, `,"bytes":`...), p.Bytes, 10)
@@ -155,11 +167,14 @@ func appendPartitions(dst []byte, ps []Partition) []byte {
 	return append(dst, ']')
 }
 
-func appendSubtasks(dst []byte, rs []SubtaskRef) []byte {
+func appendSubtasks(dst []byte, rs []SubtaskRef, spill func([]byte) []byte) []byte {
 	dst = append(dst, '[')
 	for i := range rs {
 		if i > 0 {
 			dst = append(dst, ',')
+		}
+		if spill != nil && len(dst) >= spillSize {
+			dst = spill(dst)
 		}
 		dst = appendString(append(dst, `{"vertex":`...), rs[i].Vertex)
 		dst = strconv.AppendInt(append(dst, `,"subtask":`...), int64(rs[i].Subtask), 10)
@@ -306,13 +321,23 @@ func appendString(dst []byte, s string) []byte {
 // JSONWriter writes events as canonical JSONL through a buffer. It is not
 // safe for concurrent use.
 type JSONWriter struct {
-	w   *bufio.Writer
-	buf []byte
+	w     *bufio.Writer
+	buf   []byte
+	spill func([]byte) []byte // writes out a long line in parts
+	err   error               // of the line being written
 }
 
 // NewJSONWriter returns a JSONWriter that writes to w. Call Flush when done.
 func NewJSONWriter(w io.Writer) *JSONWriter {
-	return &JSONWriter{w: bufio.NewWriterSize(w, 64<<10)}
+	jw := &JSONWriter{w: bufio.NewWriterSize(w, 64<<10)}
+	jw.spill = func(dst []byte) []byte {
+		if jw.err != nil {
+			return dst[:0]
+		}
+		_, jw.err = jw.w.Write(dst)
+		return dst[:0]
+	}
+	return jw
 }
 
 // Write writes e as one canonical line. It returns an error for an unknown
@@ -325,9 +350,13 @@ func (w *JSONWriter) Write(e *Event) error {
 	if y := e.Time.UTC().Year(); y < 0 || y > 9999 {
 		return fmt.Errorf("format: write seq %d: year %d: %w", e.Seq, y, ErrTimeRange)
 	}
-	w.buf = AppendJSON(w.buf[:0], e)
-	if _, err := w.w.Write(w.buf); err != nil {
-		return fmt.Errorf("format: write seq %d: %w", e.Seq, err)
+	w.err = nil
+	w.buf = appendEvent(w.buf[:0], e, w.spill)
+	if w.err == nil {
+		_, w.err = w.w.Write(w.buf)
+	}
+	if w.err != nil {
+		return fmt.Errorf("format: write seq %d: %w", e.Seq, w.err)
 	}
 	return nil
 }

@@ -116,6 +116,46 @@ func TestJSONWriter(t *testing.T) {
 	}
 }
 
+// TestJSONWriter_LongLists writes events whose lists are far longer than
+// the writer's buffer: the output is AppendJSON's, byte for byte, and the
+// line is not kept whole in memory.
+func TestJSONWriter_LongLists(t *testing.T) {
+	reset := Event{Seq: 1, Kind: KindSubtasksReset, Job: "big", Reason: "failure"}
+	for i := range 50_000 {
+		reset.Subtasks = append(reset.Subtasks, SubtaskRef{Vertex: "map", Subtask: int32(i)})
+	}
+	finished := Event{Seq: 2, Kind: KindSubtaskFinished, Job: "big", Vertex: "map", Partitions: []Partition{}}
+	for i := range 20_000 {
+		finished.Partitions = append(finished.Partitions, Partition{Consumer: "sink", Bytes: int64(i), Records: 1})
+	}
+	events := []Event{reset, finished, {Seq: 3, Kind: KindJobFinished, Job: "big", Status: StatusFinished}}
+	var buf bytes.Buffer
+	w := NewJSONWriter(&buf)
+	for i := range events {
+		if err := w.Write(&events[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if want := encodeJSON(events); !bytes.Equal(buf.Bytes(), want) {
+		t.Fatalf("JSONWriter output (%d bytes) differs from AppendJSON (%d bytes)", buf.Len(), len(want))
+	}
+	if c := cap(w.buf); c > 2*spillSize {
+		t.Fatalf("line buffer grew to %d bytes, want at most %d", c, 2*spillSize)
+	}
+	// A failing writer fails the event whose parts it refused.
+	fw := NewJSONWriter(failingWriter{})
+	if err := fw.Write(&events[0]); err == nil || !strings.Contains(err.Error(), "seq 1") {
+		t.Fatalf("Write to a failing writer = %v, want an error naming seq 1", err)
+	}
+}
+
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") }
+
 func TestJSONReader_FillIn(t *testing.T) {
 	in := `{"kind":"job_submitted","job":"wc","graph":{"vertices":[{"id":"a","operator":"seq"}],"edges":[{"from":"a","to":"b"}]}}
 
