@@ -49,8 +49,9 @@ type jobStatus struct {
 	Epoch    int32  `json:"epoch"`
 	Master   string `json:"master"`
 	StartSeq int64  `json:"start_seq"`
-	// Heartbeat is "alive", "stale", "none" (no heartbeat or epoch object)
-	// or "n/a" (a JSONL file); HeartbeatAgeSeconds is null when unknown.
+	// Heartbeat is "alive", "stale", "ended" (the job has ended; the age is
+	// that of the last heartbeat), "none" (no heartbeat or epoch object) or
+	// "n/a" (a JSONL file); HeartbeatAgeSeconds is null when unknown.
 	Heartbeat           string      `json:"heartbeat"`
 	HeartbeatAgeSeconds *float64    `json:"heartbeat_age_seconds"`
 	Events              int64       `json:"events"`
@@ -185,6 +186,11 @@ func fillProgress(s *replay.State, st *jobStatus) {
 	switch {
 	case s.Status() != "":
 		st.State = s.Status()
+		// The master of an ended job stops its heartbeat: its age says
+		// when the job ended, not that a master died.
+		if st.Heartbeat == "alive" || st.Heartbeat == "stale" {
+			st.Heartbeat = "ended"
+		}
 	case st.Events == 0:
 		st.State = "not started"
 	case st.Heartbeat == "stale":
@@ -231,6 +237,9 @@ func printStatus(w io.Writer, st *jobStatus) error {
 	hb := st.Heartbeat
 	if st.HeartbeatAgeSeconds != nil {
 		hb = fmt.Sprintf("%s ago (%s)", seconds(*st.HeartbeatAgeSeconds), st.Heartbeat)
+		if st.Heartbeat == "ended" {
+			hb = fmt.Sprintf("last %s ago (the job has ended)", seconds(*st.HeartbeatAgeSeconds))
+		}
 	}
 	fmt.Fprintf(w, "heartbeat:  %s\n", hb)
 	total := strconv.Itoa(st.Subtasks.Total)

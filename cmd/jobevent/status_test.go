@@ -30,7 +30,8 @@ func TestStatus(t *testing.T) {
 	for _, want := range []string{
 		"job:        wordcount (finished)",
 		"held by:    epoch 2, master 127.0.0.1:7101, from seq 11",
-		"heartbeat:  ",
+		"heartbeat:  last ",
+		"ago (the job has ended)",
 		"progress:   33 events, last seq 33, 10 of 10 subtasks finished",
 		"recording:  ok",
 	} {
@@ -40,7 +41,7 @@ func TestStatus(t *testing.T) {
 	}
 	st := decodeStatus(t, runCLI(t, "status", url, "--format", "json").wantCode(t, 0).stdout)
 	if st.Epoch != 2 || st.Master != "127.0.0.1:7101" || st.StartSeq != 11 || st.State != "finished" ||
-		st.HeartbeatAgeSeconds == nil || st.Subtasks != (subtaskDone{10, 10, true}) || len(st.Vertices) != 4 {
+		st.Heartbeat != "ended" || st.HeartbeatAgeSeconds == nil || st.Subtasks != (subtaskDone{10, 10, true}) || len(st.Vertices) != 4 {
 		t.Fatalf("status = %+v", st)
 	}
 }
