@@ -17,6 +17,15 @@ const DefaultPollInterval = time.Second
 // readBatch is how many events a Reader decodes at a time.
 const readBatch = 256
 
+// A Reader fetches up to prefetchSegments segments ahead of the one it
+// decodes, and beyond the first no more than prefetchBytes of them: a log
+// of many small segments on a cloud bucket is then read at the bucket's
+// throughput rather than at one request latency per segment.
+const (
+	prefetchSegments = 8
+	prefetchBytes    = 32 << 20
+)
+
 // maxVanished bounds how many times in a row a Reader re-lists the log
 // because a segment disappeared between listing and reading (compaction
 // deleting covered parts).
@@ -42,9 +51,9 @@ type ReaderOptions struct {
 // rules of the layout (doc.go): covered segments are skipped, rows of fenced
 // masters filtered, a torn newest segment of an epoch ends that epoch with
 // a notice, and anything else undecodable, or a gap among the events kept,
-// is a *CorruptError naming the object. It reads one segment at a time, so
-// its memory does not grow with the log. A Reader is not safe for
-// concurrent use.
+// is a *CorruptError naming the object. It decodes one segment at a time
+// and fetches a bounded few ahead, so its memory does not grow with the
+// log. A Reader is not safe for concurrent use.
 type Reader struct {
 	log  *Log
 	ctx  context.Context
@@ -53,6 +62,7 @@ type Reader struct {
 	items       []planItem
 	pos         int
 	seg         *segmentCursor
+	ahead       []*fetch // fetches of items[pos:], in order
 	skipThrough int64 // rows up to this seq are before the reader's position
 	buf         []format.Event
 
@@ -67,6 +77,16 @@ type Reader struct {
 	notices []format.Notice
 	noticed map[string]bool
 	torn    map[int32]string // epoch → key of its torn newest segment
+}
+
+// fetch is the read of one segment ahead of the reader.
+type fetch struct {
+	key    string
+	size   int64
+	done   chan struct{} // closed when data and err are set
+	data   []byte
+	err    error
+	cancel context.CancelFunc
 }
 
 // segmentCursor streams the rows of one segment.
@@ -166,6 +186,7 @@ func (r *Reader) Notices() []format.Notice {
 
 // Close releases the reader. It does not close the Log.
 func (r *Reader) Close() error {
+	r.dropAhead()
 	r.seg = nil
 	r.items = nil
 	if r.err == nil {
@@ -189,6 +210,7 @@ func (r *Reader) wait() bool {
 // replan lists the log and plans the segments after the reader's position.
 // It returns how many segments the listing found.
 func (r *Reader) replan() (int, error) {
+	r.dropAhead()
 	segs, unknown, err := r.log.listSegments(r.ctx)
 	if err != nil {
 		return 0, err
@@ -264,7 +286,7 @@ func (r *Reader) openSegment(item planItem) {
 		}
 		return
 	}
-	data, err := r.log.store.get(r.ctx, item.Key)
+	data, err := r.fetched(item)
 	if errors.Is(err, ErrNotFound) && r.vanished < maxVanished {
 		// Compaction deleted it after writing the segment that covers it.
 		r.vanished++
@@ -295,6 +317,63 @@ func (r *Reader) openSegment(item planItem) {
 		return
 	}
 	r.seg = &segmentCursor{item: item, sr: sr}
+}
+
+// fetched returns the data of item, the segment at r.pos-1, from the
+// fetch started ahead of time when there is one, and starts the fetches
+// of the segments after it.
+func (r *Reader) fetched(item planItem) ([]byte, error) {
+	var f *fetch
+	if len(r.ahead) > 0 && r.ahead[0].key == item.Key {
+		f, r.ahead = r.ahead[0], r.ahead[1:]
+	} else {
+		r.dropAhead()
+		f = r.startFetch(item)
+	}
+	r.fill()
+	select {
+	case <-f.done:
+		return f.data, f.err
+	case <-r.ctx.Done():
+		f.cancel()
+		return nil, r.ctx.Err()
+	}
+}
+
+// fill starts fetches of the items after r.pos, up to the prefetch bounds
+// and never past an item known to be corrupt.
+func (r *Reader) fill() {
+	var bytes int64
+	for _, f := range r.ahead {
+		bytes += f.size
+	}
+	for next := r.pos + len(r.ahead); next < len(r.items) && len(r.ahead) < prefetchSegments; next++ {
+		it := r.items[next]
+		if it.err != nil || (len(r.ahead) > 0 && bytes+it.Size > prefetchBytes) {
+			return
+		}
+		r.ahead = append(r.ahead, r.startFetch(it))
+		bytes += it.Size
+	}
+}
+
+func (r *Reader) startFetch(item planItem) *fetch {
+	ctx, cancel := context.WithCancel(r.ctx)
+	f := &fetch{key: item.Key, size: item.Size, done: make(chan struct{}), cancel: cancel}
+	go func() {
+		defer close(f.done)
+		defer cancel()
+		f.data, f.err = r.log.store.get(ctx, f.key)
+	}()
+	return f
+}
+
+// dropAhead cancels the fetches ahead of the reader.
+func (r *Reader) dropAhead() {
+	for _, f := range r.ahead {
+		f.cancel()
+	}
+	r.ahead = nil
 }
 
 // nextRow returns the next event of the current segment that the reader

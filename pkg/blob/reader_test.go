@@ -2,12 +2,15 @@ package blob
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/jobevent/jobevent/pkg/format"
 	"github.com/parquet-go/parquet-go"
@@ -251,5 +254,80 @@ func TestReader_Truncations(t *testing.T) {
 			t.Fatalf("cut at %d: no torn notice", n)
 		}
 		assertEvents(t, got, events[:20])
+	}
+}
+
+// slowGets is an objectStore whose reads take a while, and which records
+// how many run at once.
+type slowGets struct {
+	objectStore
+	mu             sync.Mutex
+	inflight, peak int
+	gets           int
+}
+
+func (s *slowGets) get(ctx context.Context, key string) ([]byte, error) {
+	s.mu.Lock()
+	s.inflight++
+	s.gets++
+	s.peak = max(s.peak, s.inflight)
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.inflight--
+		s.mu.Unlock()
+	}()
+	select {
+	case <-time.After(2 * time.Millisecond): // a bucket's request latency
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return s.objectStore.get(ctx, key)
+}
+
+// TestReader_Prefetch reads a log of many small segments through a store
+// with request latency: the reader keeps several reads in flight, never
+// more than its bound, reads each segment once, and returns every event in
+// order.
+func TestReader_Prefetch(t *testing.T) {
+	l := memLog(t)
+	const segments, per = 40, 5
+	events := numbered(genEvents(segments*per, 9), 1, 1)
+	for i := range segments {
+		if _, err := l.WriteSegment(ctx, events[i*per:(i+1)*per]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	slow := &slowGets{objectStore: l.store}
+	l.store = slow
+	got, _ := mustReadAll(t, l, ReaderOptions{})
+	assertEvents(t, got, events)
+	if slow.peak < 2 || slow.peak > prefetchSegments+1 {
+		t.Errorf("%d reads in flight at most, want 2 to %d", slow.peak, prefetchSegments+1)
+	}
+	if slow.gets != segments {
+		t.Errorf("%d reads of %d segments, want one each", slow.gets, segments)
+	}
+	// A reader stopped early leaves no reads behind once closed.
+	r, err := l.NewReader(ctx, ReaderOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Next(); err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		slow.mu.Lock()
+		n := slow.inflight
+		slow.mu.Unlock()
+		if n == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d reads still in flight after Close", n)
+		}
+		time.Sleep(time.Millisecond) // polling interval of the condition
 	}
 }
