@@ -63,7 +63,7 @@ type Reader struct {
 	pos         int
 	seg         *segmentCursor
 	ahead       []*fetch // fetches of items[pos:], in order
-	skipThrough int64 // rows up to this seq are before the reader's position
+	skipThrough int64    // rows up to this seq are before the reader's position
 	buf         []format.Event
 
 	started   bool  // an event has been returned: the gap check applies
