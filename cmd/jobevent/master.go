@@ -11,14 +11,38 @@ func tokenFlag() *cli.StringFlag {
 	return &cli.StringFlag{Name: "token", Usage: "shared `TOKEN` authenticating master and workers", EnvVars: []string{"JOBEVENT_TOKEN"}}
 }
 
+// tlsFlags turn on HTTPS between masters and workers.
+func tlsFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "tls-cert", Usage: "serve HTTPS with the PEM certificate `FILE` (with --tls-key)"},
+		&cli.StringFlag{Name: "tls-key", Usage: "PEM private key `FILE` of --tls-cert"},
+		&cli.StringFlag{Name: "tls-ca", Usage: "trust the peers' certificates signed by the PEM CA `FILE` (default: the system's roots)"},
+	}
+}
+
+func tlsFiles(c *cli.Context) runtime.TLSFiles {
+	return runtime.TLSFiles{Cert: c.String("tls-cert"), Key: c.String("tls-key"), CA: c.String("tls-ca")}
+}
+
+// checkTLS makes a half-given certificate a usage error.
+func checkTLS(c *cli.Context) error {
+	t := tlsFiles(c)
+	if (t.Cert == "") != (t.Key == "") || (t.CA != "" && t.Cert == "") {
+		return usagef(c, "TLS needs --tls-cert and --tls-key together (and --tls-ca only with them)")
+	}
+	return nil
+}
+
 func newMasterCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "master",
 		Usage: "run a job's master as its own process; workers connect over HTTP",
-		UsageText: "jobevent master SPEC.yaml --events LOG [--listen ADDR] [--resume] [--standby] [--token T] [--crash-after-seq N] [--compact-on-finish]\n\n" +
+		UsageText: "jobevent master SPEC.yaml --events LOG [--listen ADDR] [--resume] [--standby] [--token T] [--crash-after-seq N] [--compact-on-finish] [--tls-cert FILE --tls-key FILE [--tls-ca FILE]]\n\n" +
 			"EXAMPLES:\n" +
 			"   JOBEVENT_TOKEN=s3cret jobevent master testdata/jobs/wordcount.yaml --events ./jobevents/wordcount\n" +
-			"   JOBEVENT_TOKEN=s3cret jobevent master --events ./jobevents/wordcount --standby",
+			"   JOBEVENT_TOKEN=s3cret jobevent master --events ./jobevents/wordcount --standby\n" +
+			"   JOBEVENT_TOKEN=s3cret jobevent master testdata/jobs/wordcount.yaml --events s3://ops-logs?prefix=wc/ --listen 10.0.0.5:7100 \\\n" +
+			"       --tls-cert master.pem --tls-key master-key.pem --tls-ca ca.pem",
 		Description: "Runs the master of SPEC.yaml, serving workers (\"jobevent worker\") on ADDR (default\n" +
 			"127.0.0.1:0; the address is recorded in the log's epoch object, where workers find it).\n" +
 			"Every request carries the shared token (--token or JOBEVENT_TOKEN). --resume recovers the\n" +
@@ -26,8 +50,9 @@ func newMasterCommand() *cli.Command {
 			"used); --standby waits while the current master's heartbeat is fresh (judged by the\n" +
 			"bucket's modification times), then claims the next epoch and recovers: of several\n" +
 			"standbys exactly one wins. --crash-after-seq N exits 3 right after event N is durable,\n" +
-			"leaving the workers up.",
-		Flags: []cli.Flag{
+			"leaving the workers up. With --tls-cert and --tls-key the master serves HTTPS and calls\n" +
+			"its workers over HTTPS, trusting --tls-ca; the workers must be started with TLS too.",
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "events", Usage: "event log `LOG` (required)", Required: true},
 			&cli.StringFlag{Name: "listen", Usage: "`ADDR` to serve workers on", Value: "127.0.0.1:0"},
 			&cli.BoolFlag{Name: "resume", Usage: "recover the job from the log in a new epoch"},
@@ -36,7 +61,7 @@ func newMasterCommand() *cli.Command {
 			&cli.Int64Flag{Name: "crash-after-seq", Usage: "die right after event `N` is durable (exit 3)"},
 			&cli.BoolFlag{Name: "compact-on-finish", Usage: "merge the log's segments (jobevent compact) once the job has finished"},
 			formatFlag("table", "json"),
-		},
+		}, tlsFlags()...),
 		Action: runMaster,
 	}
 }
@@ -54,6 +79,10 @@ func runMaster(c *cli.Context) error {
 		CrashAfterSeq:   c.Int64("crash-after-seq"),
 		CompactOnFinish: c.Bool("compact-on-finish"),
 		Stderr:          c.App.ErrWriter,
+		TLS:             tlsFiles(c),
+	}
+	if err := checkTLS(c); err != nil {
+		return err
 	}
 	if c.NArg() == 1 {
 		spec, err := runtime.LoadSpec(c.Args().First())

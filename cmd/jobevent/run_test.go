@@ -120,4 +120,11 @@ func TestMasterWorker_Usage(t *testing.T) {
 	runCLI(t, "master", "--events", t.TempDir()).wantOneLineError(t, 2, "SPEC.yaml")
 	runCLI(t, "worker", "--events", t.TempDir(), "--dir", t.TempDir()).wantOneLineError(t, 2, "token")
 	runCLI(t, "worker", "--dir", t.TempDir()).wantOneLineError(t, 2, "events")
+	runCLI(t, "worker", "--events", t.TempDir(), "--dir", t.TempDir(), "--token", "t", "--tls-cert", "c.pem").
+		wantOneLineError(t, 2, "--tls-cert and --tls-key together")
+	spec := filepath.Join("..", "..", "testdata", "jobs", "wordcount.yaml")
+	runCLI(t, "master", spec, "--events", t.TempDir(), "--token", "t", "--tls-ca", "ca.pem").
+		wantOneLineError(t, 2, "--tls-cert and --tls-key together")
+	runCLI(t, "master", spec, "--events", t.TempDir(), "--token", "t", "--tls-cert", "missing.pem", "--tls-key", "missing-key.pem").
+		wantOneLineError(t, 2, "missing.pem")
 }

@@ -13,16 +13,19 @@ func newWorkerCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "worker",
 		Usage: "run a worker process for the job of a log",
-		UsageText: "jobevent worker --events LOG --dir DIR [--master ADDR] [--slots N] [--token T] [--listen ADDR] [--name NAME]\n\n" +
-			"EXAMPLE:\n" +
-			"   JOBEVENT_TOKEN=s3cret jobevent worker --events ./jobevents/wordcount --dir /var/tmp/w1",
+		UsageText: "jobevent worker --events LOG --dir DIR [--master ADDR] [--slots N] [--token T] [--listen ADDR] [--name NAME] [--tls-cert FILE --tls-key FILE [--tls-ca FILE]]\n\n" +
+			"EXAMPLES:\n" +
+			"   JOBEVENT_TOKEN=s3cret jobevent worker --events ./jobevents/wordcount --dir /var/tmp/w1\n" +
+			"   JOBEVENT_TOKEN=s3cret jobevent worker --events s3://ops-logs?prefix=wc/ --dir /var/tmp/w1 --listen 10.0.0.6:7200 \\\n" +
+			"       --tls-cert w1.pem --tls-key w1-key.pem --tls-ca ca.pem",
 		Description: "Runs the attempts the job's master deploys and serves the partitions they write under\n" +
 			"DIR to the other workers (over HTTP on ADDR, default 127.0.0.1:0). The worker finds the\n" +
 			"current master through the log's newest epoch object unless --master pins it; when the\n" +
 			"master is unreachable it keeps its partitions and reconnects with backoff, reporting\n" +
 			"what it holds to the next master. It exits when the job has ended (its partitions are\n" +
-			"then deleted) or on SIGTERM.",
-		Flags: []cli.Flag{
+			"then deleted) or on SIGTERM. With --tls-cert and --tls-key it serves HTTPS and calls the\n" +
+			"master and the other workers over HTTPS, trusting --tls-ca.",
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "events", Usage: "the job's event log `LOG` (required)", Required: true},
 			&cli.StringFlag{Name: "dir", Usage: "`DIR` for partitions (required)", Required: true},
 			&cli.StringFlag{Name: "master", Usage: "master `ADDR` (default: from the log)"},
@@ -31,7 +34,7 @@ func newWorkerCommand() *cli.Command {
 			&cli.StringFlag{Name: "listen", Usage: "`ADDR` to serve on", Value: "127.0.0.1:0"},
 			&cli.StringFlag{Name: "name", Usage: "worker `NAME` recorded in the log", DefaultText: "host name and a hash of DIR"},
 			formatFlag("table", "json"),
-		},
+		}, tlsFlags()...),
 		Action: runWorker,
 	}
 }
@@ -46,6 +49,9 @@ func runWorker(c *cli.Context) error {
 	if c.Int("slots") < 1 {
 		return usagef(c, "--slots must be at least 1")
 	}
+	if err := checkTLS(c); err != nil {
+		return err
+	}
 	err := runtime.RunWorker(c.Context, runtime.WorkerOptions{
 		Events: c.String("events"),
 		Dir:    c.String("dir"),
@@ -55,6 +61,7 @@ func runWorker(c *cli.Context) error {
 		Listen: c.String("listen"),
 		Name:   c.String("name"),
 		Stderr: c.App.ErrWriter,
+		TLS:    tlsFiles(c),
 	})
 	if errors.Is(err, context.Canceled) {
 		return nil // SIGTERM: a clean stop

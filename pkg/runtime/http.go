@@ -118,10 +118,6 @@ type httpClient struct {
 	client *http.Client
 }
 
-func newHTTPClient(addr, token string) *httpClient {
-	return &httpClient{base: "http://" + addr, token: token, client: &http.Client{Timeout: requestTimeout}}
-}
-
 func (c *httpClient) do(ctx context.Context, method, path string, body, out any) error {
 	var rd io.Reader
 	if body != nil {
@@ -206,8 +202,8 @@ func (l *httpWorkerLink) cleanup(ctx context.Context, job string, epoch int32) e
 
 // httpFetcher reads partition slices from the workers holding them.
 type httpFetcher struct {
-	token  string
-	client *http.Client
+	token string
+	peers *peers
 }
 
 func (f *httpFetcher) fetch(ctx context.Context, job string, in inputFetch) ([]byte, int64, error) {
@@ -222,12 +218,12 @@ func (f *httpFetcher) fetch(ctx context.Context, job string, in inputFetch) ([]b
 	q.Set("consumer", in.Partition.Consumer)
 	q.Set("from", strconv.Itoa(in.From))
 	q.Set("to", strconv.Itoa(in.To))
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+in.Addr+"/v1/partition?"+q.Encode(), nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, f.peers.url(in.Addr)+"/v1/partition?"+q.Encode(), nil)
 	if err != nil {
 		return nil, 0, err
 	}
 	req.Header.Set("Authorization", "Bearer "+f.token)
-	resp, err := f.client.Do(req)
+	resp, err := f.peers.http.Do(req)
 	if err != nil {
 		return nil, 0, fmt.Errorf("fetch from worker %s: %v: %w", in.Worker, err, ErrPartitionNotFound)
 	}

@@ -48,6 +48,8 @@ type MasterOptions struct {
 	// CompactOnFinish merges the log's segments (blob.Compact) once the
 	// job has finished and its log is closed; a failure is a warning.
 	CompactOnFinish bool
+	// TLS turns on HTTPS with the workers (which need the same CA).
+	TLS TLSFiles
 }
 
 // RunMaster runs a master process until the job ends. Workers started
@@ -75,6 +77,10 @@ func RunMaster(ctx context.Context, opts MasterOptions) (*Summary, error) {
 		}
 		opts.Dir = wd
 	}
+	p, err := newPeers(opts.TLS)
+	if err != nil {
+		return nil, fmt.Errorf("master: %w", err)
+	}
 	log, err := blob.Create(ctx, opts.Events)
 	if err != nil {
 		return nil, err
@@ -85,9 +91,9 @@ func RunMaster(ctx context.Context, opts MasterOptions) (*Summary, error) {
 		return nil, err
 	}
 	addr := ln.Addr().String()
-	srv := newMasterServer(opts.Token, opts.Clock)
+	srv := newMasterServer(opts.Token, opts.Clock, p)
 	httpSrv := &http.Server{Handler: srv.handler(), ReadHeaderTimeout: 10 * time.Second}
-	go func() { _ = httpSrv.Serve(ln) }()
+	go func() { _ = httpSrv.Serve(p.listener(ln)) }()
 	defer httpSrv.Close()
 	if opts.OnListen != nil {
 		opts.OnListen(addr)
@@ -209,6 +215,7 @@ func standby(ctx context.Context, log *blob.Log, opts MasterOptions, addr string
 type masterServer struct {
 	token string
 	clock Clock
+	peers *peers
 
 	mu       sync.Mutex
 	m        *master
@@ -216,8 +223,8 @@ type masterServer struct {
 	ready    chan struct{}
 }
 
-func newMasterServer(token string, clock Clock) *masterServer {
-	return &masterServer{token: token, clock: clock, lastSeen: map[string]time.Time{}, ready: make(chan struct{})}
+func newMasterServer(token string, clock Clock, p *peers) *masterServer {
+	return &masterServer{token: token, clock: clock, peers: p, lastSeen: map[string]time.Time{}, ready: make(chan struct{})}
 }
 
 // attach routes requests to m from now on.
@@ -258,7 +265,7 @@ func (s *masterServer) handler() http.Handler {
 			return registrationReply{}, errors.New("register: the worker gave no address")
 		}
 		s.seen(reg.Worker)
-		return m.register(ctx, *reg, &httpWorkerLink{c: newHTTPClient(reg.Addr, s.token)})
+		return m.register(ctx, *reg, &httpWorkerLink{c: s.peers.client(reg.Addr, s.token)})
 	}))
 	mux.Handle("/v1/heartbeat", jsonHandler(func(ctx context.Context, hb *heartbeatRequest) (heartbeatReply, error) {
 		m, err := s.master(ctx)

@@ -47,6 +47,7 @@ type processCluster struct {
 	dir    string
 	url    string
 	token  string
+	tls    TLSFiles
 	cancel []context.CancelFunc
 	wg     sync.WaitGroup
 	errs   chan error
@@ -67,7 +68,7 @@ func (c *processCluster) worker(name string) (kill func()) {
 	go func() {
 		defer c.wg.Done()
 		err := RunWorker(ctx, WorkerOptions{Events: c.url, Dir: filepath.Join(c.dir, "work", name), Name: name,
-			Token: c.token, WorkDir: c.dir, Stderr: testWriter{c.t}})
+			Token: c.token, WorkDir: c.dir, Stderr: testWriter{c.t}, TLS: c.tls})
 		if err != nil && !errors.Is(err, context.Canceled) {
 			c.errs <- err
 		}
@@ -76,7 +77,7 @@ func (c *processCluster) worker(name string) (kill func()) {
 }
 
 func (c *processCluster) master(opts MasterOptions) (*Summary, error) {
-	opts.Events, opts.Token, opts.Dir = c.url, c.token, c.dir
+	opts.Events, opts.Token, opts.Dir, opts.TLS = c.url, c.token, c.dir, c.tls
 	opts.Stderr = testWriter{c.t}
 	return RunMaster(context.Background(), opts)
 }

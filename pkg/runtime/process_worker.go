@@ -48,6 +48,9 @@ type WorkerOptions struct {
 	Stderr io.Writer
 	// OnListen is called with the address once the worker listens.
 	OnListen func(addr string)
+	// TLS turns on HTTPS with the master and the other workers (which
+	// need the same CA).
+	TLS TLSFiles
 }
 
 // RunWorker runs a worker until its job ends (the master tells it to
@@ -57,6 +60,10 @@ type WorkerOptions struct {
 func RunWorker(ctx context.Context, opts WorkerOptions) error {
 	if err := opts.check(); err != nil {
 		return err
+	}
+	p, err := newPeers(opts.TLS)
+	if err != nil {
+		return fmt.Errorf("worker: %w", err)
 	}
 	log, err := waitForLog(ctx, opts.Events, opts.Clock, logger(opts.Stderr, "worker "+opts.Name))
 	if err != nil {
@@ -74,7 +81,7 @@ func RunWorker(ctx context.Context, opts WorkerOptions) error {
 	addr := ln.Addr().String()
 	buckets := newBucketOpener(opts.WorkDir)
 	defer buckets.Close()
-	fetch := &httpFetcher{token: opts.Token, client: &http.Client{Timeout: requestTimeout}}
+	fetch := &httpFetcher{token: opts.Token, peers: p}
 	specs := func(_ context.Context, job string) (*Spec, error) {
 		if job != spec.Job {
 			return nil, fmt.Errorf("this worker serves job %s, not %s", spec.Job, job)
@@ -86,7 +93,7 @@ func RunWorker(ctx context.Context, opts WorkerOptions) error {
 	done := make(chan struct{})
 	var once sync.Once
 	srv := &http.Server{Handler: workerHandler(core, opts.Token, func(string) { once.Do(func() { close(done) }) }), ReadHeaderTimeout: 10 * time.Second}
-	go func() { _ = srv.Serve(ln) }()
+	go func() { _ = srv.Serve(p.listener(ln)) }()
 	defer func() {
 		// Let the request in flight (the master's cleanup) get its answer.
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -105,7 +112,7 @@ func RunWorker(ctx context.Context, opts WorkerOptions) error {
 		case <-wctx.Done():
 		}
 	}()
-	s := &workerSession{opts: opts, log: log, spec: spec, core: core, addr: addr, logf: logger(opts.Stderr, "worker "+opts.Name)}
+	s := &workerSession{opts: opts, log: log, spec: spec, core: core, addr: addr, peers: p, logf: logger(opts.Stderr, "worker "+opts.Name)}
 	err = s.loop(wctx)
 	select {
 	case <-done:
@@ -211,12 +218,13 @@ var errJobEnded = errors.New("jobevent/runtime: the job ended")
 
 // workerSession connects a worker to the current master, again and again.
 type workerSession struct {
-	opts WorkerOptions
-	log  *blob.Log
-	spec *Spec
-	core *workerCore
-	addr string
-	logf func(string, ...any)
+	opts  WorkerOptions
+	log   *blob.Log
+	spec  *Spec
+	core  *workerCore
+	addr  string
+	peers *peers
+	logf  func(string, ...any)
 }
 
 // loop registers with the current master and heartbeats it; when it is
@@ -271,7 +279,7 @@ func (s *workerSession) session(ctx context.Context, settings Settings) (int32, 
 		}
 		addr = epochs[len(epochs)-1].Master
 	}
-	link := &httpMasterLink{c: newHTTPClient(addr, s.opts.Token)}
+	link := &httpMasterLink{c: s.peers.client(addr, s.opts.Token)}
 	held, err := s.core.held(s.spec.Job)
 	if err != nil {
 		return 0, err
