@@ -130,7 +130,7 @@ func OpenSegment(data []byte) (sr *SegmentReader, err error) {
 	if sumErr != nil && !errors.Is(sumErr, errNoChecksum) {
 		return nil, sumErr
 	}
-	f, err := parquet.OpenFile(bytes.NewReader(data), int64(len(data)), parquet.SkipBloomFilters(true))
+	f, err := parquet.OpenFile(bytes.NewReader(data), int64(len(data)), parquet.SkipBloomFilters(true), parquet.SkipPageIndex(true))
 	if err != nil {
 		return nil, fmt.Errorf("%v: %w", err, ErrCorrupt)
 	}
