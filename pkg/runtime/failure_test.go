@@ -313,8 +313,21 @@ edges:
 
 // TestRun_CancelAtStart asks for the cancel before the master starts: the
 // first heartbeat sees it while the job is being submitted (a flush, a wait
-// for workers), and the job must still end canceled, not in an error.
+// for workers), and the job must still end canceled, not in an error. The
+// job waits at a gate that never opens, so it cannot finish first.
 func TestRun_CancelAtStart(t *testing.T) {
+	spec, err := ParseSpec("gate.yaml", []byte(`job: gated
+vertices:
+  - {id: numbers, operator: sequence, args: {to: 9}, parallelism: 1}
+  - {id: wait, operator: test_gate, args: {name: cancel-at-start}, parallelism: 1}
+edges:
+  - {from: numbers, to: wait, pattern: pointwise}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, open := newGate("cancel-at-start")
+	defer open()
 	for i := 0; i < 20; i++ {
 		dir := t.TempDir()
 		url := "file://" + filepath.Join(dir, "log")
@@ -327,7 +340,7 @@ func TestRun_CancelAtStart(t *testing.T) {
 			t.Fatal(err)
 		}
 		l.Close()
-		sum, err := Run(ctx, loadJob(t, "wordcount.yaml"), Options{Dir: dir, Events: url})
+		sum, err := Run(ctx, spec, Options{Dir: dir, Events: url})
 		var jerr *JobError
 		if !errors.As(err, &jerr) || jerr.Status != format.StatusCanceled {
 			t.Fatalf("run %d: err = %v, want a canceled job", i, err)
