@@ -92,7 +92,7 @@ func RunMaster(ctx context.Context, opts MasterOptions) (*Summary, error) {
 	}
 	addr := ln.Addr().String()
 	srv := newMasterServer(opts.Token, opts.Clock, p)
-	httpSrv := &http.Server{Handler: srv.handler(), ReadHeaderTimeout: 10 * time.Second}
+	httpSrv := &http.Server{Handler: srv.handler(), ReadHeaderTimeout: 10 * time.Second, ErrorLog: serverLog(opts.Stderr, "master")}
 	go func() { _ = httpSrv.Serve(p.listener(ln)) }()
 	defer httpSrv.Close()
 	if opts.OnListen != nil {

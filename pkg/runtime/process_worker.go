@@ -92,7 +92,8 @@ func RunWorker(ctx context.Context, opts WorkerOptions) error {
 	defer core.shutdown()
 	done := make(chan struct{})
 	var once sync.Once
-	srv := &http.Server{Handler: workerHandler(core, opts.Token, func(string) { once.Do(func() { close(done) }) }), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: workerHandler(core, opts.Token, func(string) { once.Do(func() { close(done) }) }),
+		ReadHeaderTimeout: 10 * time.Second, ErrorLog: serverLog(opts.Stderr, "worker "+opts.Name)}
 	go func() { _ = srv.Serve(p.listener(ln)) }()
 	defer func() {
 		// Let the request in flight (the master's cleanup) get its answer.

@@ -5,6 +5,8 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"io"
+	"log"
 	"net"
 	"net/http"
 	"os"
@@ -68,6 +70,15 @@ func (p *peers) listener(ln net.Listener) net.Listener {
 		return ln
 	}
 	return tls.NewListener(ln, p.server)
+}
+
+// serverLog returns the error log of an HTTP server of this process: lines
+// like "jobevent: master: http: TLS handshake error from …" on w.
+func serverLog(w io.Writer, who string) *log.Logger {
+	if w == nil {
+		w = io.Discard
+	}
+	return log.New(w, "jobevent: "+who+": ", 0)
 }
 
 // url returns the base URL of the peer at addr (host:port).
