@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/jobevent/jobevent/pkg/blob"
-	"github.com/jobevent/jobevent/pkg/format"
 )
 
 // WorkerOptions configures RunWorker: a worker process serving the job of
@@ -252,10 +251,10 @@ func (s *workerSession) loop(ctx context.Context) error {
 			}
 		}
 		tries++
-		if tries%20 == 0 {
-			if ended, err := jobEnded(ctx, s.log); err == nil && ended {
-				return errJobEnded
-			}
+		// A master that finished the job while this worker could not
+		// reach it will not tell it so: the log does.
+		if ended, err := jobEnded(ctx, s.log); err == nil && ended {
+			return errJobEnded
 		}
 		select {
 		case <-ctx.Done():
@@ -314,22 +313,12 @@ func (s *workerSession) session(ctx context.Context, settings Settings) (int32, 
 	}
 }
 
-// jobEnded reports whether the log holds job_finished.
+// jobEnded reports whether the log ends in job_finished. It reads the
+// listing and the newest segment, not the whole log.
 func jobEnded(ctx context.Context, log *blob.Log) (bool, error) {
-	r, err := log.NewReader(ctx, blob.ReaderOptions{})
+	sum, err := log.Summarize(ctx)
 	if err != nil {
 		return false, err
 	}
-	defer r.Close()
-	ended := false
-	for {
-		e, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			return ended, nil
-		}
-		if err != nil {
-			return false, err
-		}
-		ended = e.Kind == format.KindJobFinished
-	}
+	return sum.Finished, nil
 }
