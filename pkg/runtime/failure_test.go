@@ -214,18 +214,25 @@ func TestRun_RestartLimitFailsJob(t *testing.T) {
 	}
 }
 
-func TestRun_Cancel(t *testing.T) {
-	dir := t.TempDir()
+// gatedJob is a job whose second vertex waits at the gate named gate.
+func gatedJob(t *testing.T, gate string) *Spec {
+	t.Helper()
 	spec, err := ParseSpec("gate.yaml", []byte(`job: gated
 vertices:
   - {id: numbers, operator: sequence, args: {to: 9}, parallelism: 1}
-  - {id: wait, operator: test_gate, args: {name: cancel}, parallelism: 1}
+  - {id: wait, operator: test_gate, args: {name: `+gate+`}, parallelism: 1}
 edges:
   - {from: numbers, to: wait, pattern: pointwise}
 `))
 	if err != nil {
 		t.Fatal(err)
 	}
+	return spec
+}
+
+func TestRun_Cancel(t *testing.T) {
+	dir := t.TempDir()
+	spec := gatedJob(t, "cancel")
 	entered, open := newGate("cancel")
 	defer open()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -238,7 +245,7 @@ edges:
 	}()
 	<-entered
 	cancel()
-	err = <-done
+	err := <-done
 	var jerr *JobError
 	if !errors.As(err, &jerr) || jerr.Status != format.StatusCanceled {
 		t.Fatalf("err = %v, want a canceled job", err)
@@ -316,16 +323,7 @@ edges:
 // for workers), and the job must still end canceled, not in an error. The
 // job waits at a gate that never opens, so it cannot finish first.
 func TestRun_CancelAtStart(t *testing.T) {
-	spec, err := ParseSpec("gate.yaml", []byte(`job: gated
-vertices:
-  - {id: numbers, operator: sequence, args: {to: 9}, parallelism: 1}
-  - {id: wait, operator: test_gate, args: {name: cancel-at-start}, parallelism: 1}
-edges:
-  - {from: numbers, to: wait, pattern: pointwise}
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
+	spec := gatedJob(t, "cancel-at-start")
 	_, open := newGate("cancel-at-start")
 	defer open()
 	for i := 0; i < 20; i++ {

@@ -101,20 +101,13 @@ func (c *processCluster) wait() {
 	}
 }
 
-type testWriter struct{ t *testing.T }
-
-func (w testWriter) Write(p []byte) (int, error) {
-	w.t.Log(strings.TrimRight(string(p), "\n"))
-	return len(p), nil
-}
-
-func TestProcess_CrashAndResume(t *testing.T) {
-	want, _ := cleanRun(t, "wordcount.yaml", 1)
-	dir := jobDir(t)
-	c := newProcessCluster(t, dir, "wordcount")
-	c.worker("w1")
-	c.worker("w2")
-	_, err := c.master(MasterOptions{Spec: fastJob(t, "wordcount.yaml"), CrashAfterSeq: 20})
+// resumeAfterCrash checks that the first master's err is its deliberate
+// crash, resumes the job with a new master, and checks that it started
+// exactly what the plan of the crashed log predicted and that the output
+// of job is want.
+func (c *processCluster) resumeAfterCrash(err error, job string, want map[string]string) {
+	t := c.t
+	t.Helper()
 	var crash *CrashError
 	if !errors.As(err, &crash) {
 		t.Fatalf("first master: %v, want the crash", err)
@@ -129,9 +122,26 @@ func TestProcess_CrashAndResume(t *testing.T) {
 	if got, want := startedIn(events, sum.Epoch), predicted(plan, nil, events, sum.Epoch); !reflect.DeepEqual(got, want) {
 		t.Fatalf("epoch %d started %v, plan predicted %v", sum.Epoch, got, want)
 	}
-	if !reflect.DeepEqual(readOutput(t, dir, "wordcount"), want) {
+	if !reflect.DeepEqual(readOutput(t, c.dir, job), want) {
 		t.Fatal("output differs from the embedded clean run")
 	}
+}
+
+type testWriter struct{ t *testing.T }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
+
+func TestProcess_CrashAndResume(t *testing.T) {
+	want, _ := cleanRun(t, "wordcount.yaml", 1)
+	dir := jobDir(t)
+	c := newProcessCluster(t, dir, "wordcount")
+	c.worker("w1")
+	c.worker("w2")
+	_, err := c.master(MasterOptions{Spec: fastJob(t, "wordcount.yaml"), CrashAfterSeq: 20})
+	c.resumeAfterCrash(err, "wordcount", want)
 	for _, w := range []string{"w1", "w2"} {
 		if _, err := os.Stat(filepath.Join(dir, "work", w, "wordcount")); !os.IsNotExist(err) {
 			t.Errorf("worker %s kept the job's partitions (stat: %v)", w, err)

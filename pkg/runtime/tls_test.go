@@ -7,7 +7,6 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
-	"errors"
 	"fmt"
 	"io"
 	"math/big"
@@ -15,7 +14,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -92,26 +90,10 @@ func TestProcess_TLS(t *testing.T) {
 			plain = fmt.Errorf("plain HTTP to the master answered %s %q, want the TLS server's refusal", resp.Status, body)
 		}
 	}})
-	var crash *CrashError
-	if !errors.As(err, &crash) {
-		t.Fatalf("first master: %v, want the crash", err)
-	}
 	if plain != nil {
 		t.Fatal(plain)
 	}
-	plan := planOfLog(t, c.url)
-	sum, err := c.master(MasterOptions{Resume: true})
-	if err != nil {
-		t.Fatalf("resumed master: %v", err)
-	}
-	c.wait()
-	events := readLog(t, c.url)
-	if got, want := startedIn(events, sum.Epoch), predicted(plan, nil, events, sum.Epoch); !reflect.DeepEqual(got, want) {
-		t.Fatalf("epoch %d started %v, plan predicted %v", sum.Epoch, got, want)
-	}
-	if !reflect.DeepEqual(readOutput(t, dir, "wordcount"), want) {
-		t.Fatal("output differs from the embedded clean run")
-	}
+	c.resumeAfterCrash(err, "wordcount", want)
 }
 
 func TestNewPeers_BadFiles(t *testing.T) {
