@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -220,5 +221,30 @@ func TestProcess_Token(t *testing.T) {
 		if resp.StatusCode != tc.want {
 			t.Errorf("token %q: status %d, want %d", tc.token, resp.StatusCode, tc.want)
 		}
+	}
+}
+
+// TestWorker_SeesJobEndInLog starts a worker on a finished job whose master
+// is gone for good: the worker cannot register, finds the job's end in the
+// log at its first retry and stops, long before its backoff would have it
+// look again.
+func TestWorker_SeesJobEndInLog(t *testing.T) {
+	dir := jobDir(t)
+	url := "file://" + filepath.Join(dir, "jobevents") + "?prefix=wordcount/"
+	if _, err := Run(context.Background(), loadJob(t, "wordcount.yaml"), Options{Dir: dir, Events: url}); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone := ln.Addr().String()
+	ln.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	err = RunWorker(ctx, WorkerOptions{Events: url, Dir: filepath.Join(dir, "work", "late"), Name: "late",
+		Master: gone, Token: "secret", WorkDir: dir, Stderr: testWriter{t}})
+	if err != nil {
+		t.Fatalf("worker of a finished job = %v, want it to stop on its own", err)
 	}
 }
