@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -345,9 +344,8 @@ func (s *opFaultStore) list(ctx context.Context, prefix string, fn func(objectIn
 // and after it lands, and checks after each that the log reads exactly as
 // before and that the next compaction finishes the work.
 func TestCompact_Crash(t *testing.T) {
-	var n atomic.Int64
 	fixture := func(t *testing.T) (*Log, []format.Event) {
-		l, err := Create(ctx, fmt.Sprintf("mem://compact-crash-%d", n.Add(1)))
+		l, err := Create(ctx, uniqueMem("compact-crash"))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -28,9 +28,8 @@ type backend struct {
 
 func TestContract(t *testing.T) {
 	t.Run("mem", func(t *testing.T) {
-		var n atomic.Int64
 		runContract(t, backend{newLog: func(t *testing.T) string {
-			return fmt.Sprintf("mem://contract-%d?prefix=jobs/j%d/", n.Add(1), n.Load())
+			return uniqueMem("contract") + "?prefix=jobs/j/"
 		}})
 	})
 	t.Run("file", func(t *testing.T) {
