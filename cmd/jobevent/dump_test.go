@@ -3,38 +3,19 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/jobevent/jobevent/internal/testlog"
 	"github.com/jobevent/jobevent/pkg/blob"
 	"github.com/jobevent/jobevent/pkg/format"
 )
 
 // readEvents decodes a log of testdata/logs.
-func readEvents(t *testing.T, name string) []format.Event {
-	t.Helper()
-	f, err := os.Open(logPath(name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var events []format.Event
-	r := format.NewJSONReader(f)
-	for {
-		e, err := r.Next()
-		if err != nil {
-			if err == io.EOF {
-				return events
-			}
-			t.Fatalf("%s: %v", name, err)
-		}
-		events = append(events, e)
-	}
-}
+func readEvents(t *testing.T, name string) []format.Event { return testlog.Read(t, logPath(name)) }
 
 // writeSegments writes a log of one epoch as the given segments, each a
 // range [from, to) of events, and returns the keys of the segments.

@@ -2,37 +2,14 @@ package replay_test
 
 import (
 	"encoding/json"
-	"errors"
-	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/jobevent/jobevent/internal/testlog"
 	"github.com/jobevent/jobevent/pkg/format"
 	"github.com/jobevent/jobevent/pkg/replay"
 )
-
-func readEvents(t *testing.T, path string) []format.Event {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	r := format.NewJSONReader(f)
-	var out []format.Event
-	for {
-		e, err := r.Next()
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				return out
-			}
-			t.Fatalf("%s: %v", path, err)
-		}
-		out = append(out, e)
-	}
-}
 
 func fold(t *testing.T, events []format.Event) *replay.State {
 	t.Helper()
@@ -53,8 +30,8 @@ func paths(r *replay.DiffResult) string {
 
 // TestDiff_Same finds nothing between a log and itself re-timed.
 func TestDiff_Same(t *testing.T) {
-	a := readEvents(t, filepath.Join(validateCases, "good.jsonl"))
-	b := readEvents(t, filepath.Join(validateCases, "good.jsonl"))
+	a := testlog.Read(t, filepath.Join(validateCases, "good.jsonl"))
+	b := testlog.Read(t, filepath.Join(validateCases, "good.jsonl"))
 	for i := range b {
 		b[i].Time = b[i].Time.Add(3600e9)
 	}
@@ -69,8 +46,8 @@ func TestDiff_Same(t *testing.T) {
 
 // TestDiff_State names each semantic difference with its values.
 func TestDiff_State(t *testing.T) {
-	a := readEvents(t, filepath.Join(validateCases, "good.jsonl"))
-	b := readEvents(t, filepath.Join(validateCases, "good.jsonl"))
+	a := testlog.Read(t, filepath.Join(validateCases, "good.jsonl"))
+	b := testlog.Read(t, filepath.Join(validateCases, "good.jsonl"))
 	b[0].Graph = &format.Graph{Vertices: append([]format.Vertex(nil), b[0].Graph.Vertices...), Edges: b[0].Graph.Edges}
 	b[0].Graph.Vertices[2].MaxParallelism = 8 // agg
 	b[22].Parallelism = 3                     // agg initialized with 3, not 2
@@ -102,8 +79,8 @@ func TestDiff_State(t *testing.T) {
 // TestDiffEvents_Align reports an inserted event whole and a changed one
 // field by field, ignoring the seqs shifted by the insertion.
 func TestDiffEvents_Align(t *testing.T) {
-	a := readEvents(t, filepath.Join(validateCases, "good.jsonl"))
-	b := readEvents(t, filepath.Join(validateCases, "good.jsonl"))
+	a := testlog.Read(t, filepath.Join(validateCases, "good.jsonl"))
+	b := testlog.Read(t, filepath.Join(validateCases, "good.jsonl"))
 	extra := format.Event{Kind: format.KindSnapshot, Epoch: 1, Job: "wordcount", Coordinators: map[string][]byte{"src": []byte("{}")}}
 	b = append(b[:8], append([]format.Event{extra}, b[8:]...)...)
 	for i := range b {

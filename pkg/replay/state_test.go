@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/jobevent/jobevent/internal/testlog"
 	"github.com/jobevent/jobevent/pkg/format"
 	"github.com/jobevent/jobevent/pkg/replay"
 )
@@ -137,7 +138,7 @@ func TestFold_Malformed(t *testing.T) {
 
 // TestFold_Until stops after the seq given.
 func TestFold_Until(t *testing.T) {
-	events := readEvents(t, filepath.Join(validateCases, "good.jsonl"))
+	events := testlog.Read(t, filepath.Join(validateCases, "good.jsonl"))
 	st, err := replay.Fold(&replay.SliceSource{Events: events}, 16)
 	if err != nil {
 		t.Fatal(err)
@@ -237,7 +238,7 @@ func TestBuildAvailability(t *testing.T) {
 // second-epoch cases of testdata/replay).
 func TestPlan_RecoveryResetsReplay(t *testing.T) {
 	dir := filepath.Join(replayCases, "second-epoch")
-	events := readEvents(t, filepath.Join(dir, "log.jsonl"))
+	events := testlog.Read(t, filepath.Join(dir, "log.jsonl"))
 	st := fold(t, events[:9])
 	avail, err := replay.BuildAvailability(st, replay.AvailabilityOptions{LostWorkers: []string{"w1"}})
 	if err != nil {

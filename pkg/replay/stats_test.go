@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/jobevent/jobevent/internal/loggen"
+	"github.com/jobevent/jobevent/internal/testlog"
 	"github.com/jobevent/jobevent/pkg/format"
 	"github.com/jobevent/jobevent/pkg/replay"
 )
@@ -28,7 +29,7 @@ func statsOf(t *testing.T, events []format.Event) *replay.Stats {
 // TestStats_Failover: the numbers of testdata/logs/failover.jsonl, worked
 // out by hand from the log.
 func TestStats_Failover(t *testing.T) {
-	st := statsOf(t, readEvents(t, "../../testdata/logs/failover.jsonl"))
+	st := statsOf(t, testlog.Read(t, "../../testdata/logs/failover.jsonl"))
 	if st.Job != "wordcount" || st.Status != "finished" || st.Events != 33 || !near(st.WallSeconds, 45.132) {
 		t.Fatalf("job %q status %q events %d wall %v, want wordcount finished 33 45.132", st.Job, st.Status, st.Events, st.WallSeconds)
 	}
@@ -225,7 +226,7 @@ func TestStats_Generated(t *testing.T) {
 // well-formed spans.
 func TestHistory_Malformed(t *testing.T) {
 	rng := rand.New(rand.NewSource(1))
-	base := readEvents(t, "../../testdata/logs/failover.jsonl")
+	base := testlog.Read(t, "../../testdata/logs/failover.jsonl")
 	kinds := format.Kinds
 	for trial := 0; trial < 200; trial++ {
 		h := replay.NewHistory()

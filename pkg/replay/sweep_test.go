@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/jobevent/jobevent/internal/loggen"
+	"github.com/jobevent/jobevent/internal/testlog"
 	"github.com/jobevent/jobevent/pkg/format"
 	"github.com/jobevent/jobevent/pkg/replay"
 )
@@ -55,7 +56,7 @@ func samePlanSummary(a, b replay.SweepPoint) bool {
 func TestSweep_MatchesPlan(t *testing.T) {
 	logs := map[string][]format.Event{}
 	for _, name := range []string{"healthy.jsonl", "failover.jsonl", "running.jsonl", "no-batch-snapshot.jsonl"} {
-		logs[name] = readEvents(t, filepath.Join("../../testdata/logs", name))
+		logs[name] = testlog.Read(t, filepath.Join("../../testdata/logs", name))
 	}
 	logs["loggen-failovers"] = generated(t, loggen.Options{Seed: 3, Vertices: 6, FailureRate: 0.1,
 		PartitionLossRate: 0.05, Failovers: 2, LoseWorkerOnFailover: true, Sources: 2})
@@ -113,7 +114,7 @@ func TestSweep_Points(t *testing.T) {
 // TestSweep_EveryUntil: Every samples each K-th event and the last;
 // Until ends the sweep there.
 func TestSweep_EveryUntil(t *testing.T) {
-	events := readEvents(t, "../../testdata/logs/failover.jsonl")
+	events := testlog.Read(t, "../../testdata/logs/failover.jsonl")
 	points, err := replay.Sweep(&replay.SliceSource{Events: events}, replay.SweepOptions{Every: 10, Until: 25})
 	if err != nil {
 		t.Fatal(err)
@@ -176,7 +177,7 @@ func TestSweep_Work(t *testing.T) {
 
 // TestSweep_Available: the availability options apply at every point.
 func TestSweep_Available(t *testing.T) {
-	events := readEvents(t, "../../testdata/logs/running.jsonl")
+	events := testlog.Read(t, "../../testdata/logs/running.jsonl")
 	all, err := replay.Sweep(&replay.SliceSource{Events: events}, replay.SweepOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -212,7 +213,7 @@ func TestSweep_Errors(t *testing.T) {
 	if err != nil || len(points) != 0 {
 		t.Fatalf("empty log: %d points, err %v; want none, nil", len(points), err)
 	}
-	events := readEvents(t, "../../testdata/logs/healthy.jsonl")
+	events := testlog.Read(t, "../../testdata/logs/healthy.jsonl")
 	boom := errors.New("boom")
 	points, err = replay.Sweep(&failingSource{events: events[:5], err: boom}, replay.SweepOptions{})
 	if !errors.Is(err, boom) || len(points) != 5 {

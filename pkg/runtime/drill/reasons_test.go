@@ -4,12 +4,12 @@ import (
 	"errors"
 	"io"
 	"math/rand"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/jobevent/jobevent/internal/loggen"
+	"github.com/jobevent/jobevent/internal/testlog"
 	"github.com/jobevent/jobevent/pkg/format"
 	"github.com/jobevent/jobevent/pkg/replay"
 )
@@ -55,7 +55,7 @@ func TestCheckPlan_ReplayCorpus(t *testing.T) {
 	for _, path := range logs {
 		name := filepath.Base(filepath.Dir(path))
 		t.Run(name, func(t *testing.T) {
-			events := readJSONL(t, path)
+			events := testlog.Read(t, path)
 			for k := 1; k <= len(events); k++ {
 				st, _ := replay.Fold(&replay.SliceSource{Events: events[:k]}, 0)
 				for _, o := range availabilities(st) {
@@ -117,7 +117,7 @@ func TestCheckPlan_GeneratedLogs(t *testing.T) {
 
 // TestCheckPlan_Disagreements: each kind of wrong row is reported.
 func TestCheckPlan_Disagreements(t *testing.T) {
-	events := readJSONL(t, filepath.Join(repoRoot, "testdata", "replay", "lost-worker", "log.jsonl"))
+	events := testlog.Read(t, filepath.Join(repoRoot, "testdata", "replay", "lost-worker", "log.jsonl"))
 	dry := planOf(t, events, replay.AvailabilityOptions{LostWorkers: []string{"w1"}})
 	if diffs := checkPlan(dry); len(diffs) > 0 {
 		t.Fatalf("replay.Plan: %q, want no disagreement", diffs)
@@ -180,27 +180,5 @@ func TestCheckPlan_Disagreements(t *testing.T) {
 				t.Fatalf("disagreements = %q, want one saying %q", diffs, tc.want)
 			}
 		})
-	}
-}
-
-// readJSONL reads a canonical JSONL log.
-func readJSONL(t *testing.T, path string) []format.Event {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	r := format.NewJSONReader(f)
-	var events []format.Event
-	for {
-		e, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			return events
-		}
-		if err != nil {
-			t.Fatalf("%s: %v", path, err)
-		}
-		events = append(events, e)
 	}
 }
