@@ -293,14 +293,7 @@ func (c *compactor) deleteLeftovers(ctx context.Context, g *epochSegs) error {
 		}
 		parts[i] = pair.part
 	}
-	if err := c.deleteParts(ctx, parts); err != nil {
-		return err
-	}
-	for _, p := range parts {
-		c.res.SegmentsAfter--
-		c.res.BytesAfter -= p.Size
-	}
-	return nil
+	return c.deleteParts(ctx, parts)
 }
 
 // checkCover reads a covering segment whole and checks its rows against
@@ -418,16 +411,24 @@ func (c *compactor) compactRun(ctx context.Context, g *epochSegs, parts []Segmen
 	return c.writeCover(ctx, parts, events)
 }
 
-// deleteParts deletes the segments of keys, a few at a time; one that is
-// already gone is fine.
+// deleteParts deletes the segments of parts, a few at a time (one that is
+// already gone is fine), and takes them out of the result.
 func (c *compactor) deleteParts(ctx context.Context, parts []SegmentInfo) error {
-	return inParallel(len(parts), func(i int) error {
+	err := inParallel(len(parts), func(i int) error {
 		err := c.log.Delete(ctx, parts[i].Key)
 		if err != nil && !errors.Is(err, ErrNotFound) {
 			return fmt.Errorf("delete compacted %w", err)
 		}
 		return nil
 	})
+	if err != nil {
+		return err
+	}
+	for _, p := range parts {
+		c.res.SegmentsAfter--
+		c.res.BytesAfter -= p.Size
+	}
+	return nil
 }
 
 // writeCover encodes events (the rows of parts) as one covering segment,
@@ -470,12 +471,5 @@ func (c *compactor) writeCover(ctx context.Context, parts []SegmentInfo, events 
 	c.res.Covering = append(c.res.Covering, info)
 	c.res.SegmentsAfter++
 	c.res.BytesAfter += info.Bytes
-	if err := c.deleteParts(ctx, parts); err != nil {
-		return err
-	}
-	for _, p := range parts {
-		c.res.SegmentsAfter--
-		c.res.BytesAfter -= p.Size
-	}
-	return nil
+	return c.deleteParts(ctx, parts)
 }
