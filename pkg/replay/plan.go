@@ -6,6 +6,256 @@ import (
 	"github.com/jobevent/jobevent/pkg/format"
 )
 
+// Plan decides, from the state of a log and the set avail of partitions
+// that survived (A), what a recovering master does with every subtask of
+// every initialized vertex: keep it, rerun it, or run it, and why. The
+// recovering master and `jobevent replay --dry-run` both call Plan; the dry
+// run is not an estimate of recovery, it is recovery without the side
+// effects.
+//
+// Plan applies the recovery rule of docs/recovery.md ("The rule, step by
+// step"), Flink 1.20's batch job recovery, one method per step:
+//
+//  1. Replay (planner.replay): the finished map, subtask to last finished
+//     attempt, and the parallelism of each vertex, as the fold left them.
+//  2. Trim (planner.trim): a finished entry of a batch_snapshot vertex is
+//     kept only if a snapshot follows its finish; every other is kept.
+//     Kept entries are FINISHED; every other subtask will run.
+//  3. Coordinators (planner.coordinators): a no_batch_snapshot vertex
+//     reruns whole unless it had fully finished, in which case it is
+//     deferred.
+//  4. Partitions (planner.partitions): the producers of needed partitions
+//     that are not in A rerun, and every reset closes to a fixed point
+//     over what it touches.
+//  5. Result (planner.result): keep, rerun or run, with the reasons of
+//     each rerun, the resets to log and the vertices still deferred.
+//
+// Plan only reads s. Its cost is linear in the subtasks and edges of the
+// job, plus one lookup in avail per partition of a FINISHED subtask.
+func Plan(s *State, avail Availability) *RecoveryPlan {
+	p := newPlanner(s)
+	p.replay()
+	p.trim()
+	p.coordinators()
+	p.partitions(avail)
+	return p.result()
+}
+
+// planner holds the dense working arrays of one Plan call. Its methods
+// replay, trim, coordinators, partitions and result are the five steps of
+// the rule, in order; each leaves its outcome in flags and the per-vertex
+// arrays for the next.
+type planner struct {
+	s       *State
+	t       *topology
+	flags   []uint8 // per subtask
+	reasons []uint8 // per subtask
+	miss    []bool  // per subtask and out-edge slot: recorded, not available
+	missOff []int   // per vertex: offset of its subtasks in miss
+
+	deferred, expanded, resetAll []bool // per vertex
+	downDone, upDone             []bool // per all-to-all edge: closure done
+	queue                        []int32
+	prefix                       []int32 // prefix counts of fWill
+	kept                         int     // FINISHED subtasks not marked: an upper bound of keeps
+}
+
+// Per-subtask flags of a planner.
+const (
+	fInMap    uint8 = 1 << iota // in the finished map at the failover (step 1)
+	fStarted                    // some attempt had started or finished (step 1)
+	fTrimmed                    // removed from the finished map by step 2
+	fFinished                   // FINISHED after step 2
+	fWill                       // will run: rerun or run (steps 2 to 4)
+)
+
+func newPlanner(s *State) *planner {
+	nv, n := len(s.topo.ids), len(s.sub)
+	return &planner{
+		s: s, t: s.topo,
+		flags: make([]uint8, n), reasons: make([]uint8, n),
+		missOff:  make([]int, nv),
+		deferred: make([]bool, nv), expanded: make([]bool, nv), resetAll: make([]bool, nv),
+		downDone: make([]bool, len(s.topo.edges)), upDone: make([]bool, len(s.topo.edges)),
+	}
+}
+
+// replay is step 1, Replay. The finished map holds, per subtask, its last
+// finished attempt, in insertion order: a later finish of the same subtask
+// without a reset keeps its position, and subtasks_reset removes entries.
+// The parallelism of each vertex comes from vertex_initialized and is
+// never recomputed. Events of a fenced master are ignored.
+//
+// The fold (State.Apply) replays the log event by event; replay reads what
+// it left for each subtask: whether it is in the finished map, and whether
+// some attempt of it had started or finished before the failover.
+func (p *planner) replay() {
+	for x := range p.s.sub {
+		st := &p.s.sub[x]
+		var f uint8
+		if st.lastAttempt >= 0 {
+			f |= fStarted
+		}
+		if st.finSeq > 0 {
+			f |= fInMap
+		}
+		p.flags[x] = f
+	}
+}
+
+// trim is step 2, Trim. A finished entry of a vertex whose coordinator is
+// batch_snapshot is kept only if some snapshot event follows its latest
+// subtask_finished in the log: the restored split assignment must not
+// predate a kept finish. Every other finished entry is kept. (Flink trims
+// all of them, because its shuffle master's state is snapshotted at the
+// same points; here the partition state is the log itself, so trimming
+// them would only throw progress away.) Everything kept is FINISHED; every
+// other subtask of an initialized vertex is not, and will run.
+func (p *planner) trim() {
+	for x := range p.s.sub {
+		f := p.flags[x]
+		switch {
+		case f&fInMap == 0:
+		case p.trims(&p.s.sub[x]):
+			f |= fTrimmed
+		default:
+			f |= fFinished
+		}
+		if f&fFinished == 0 {
+			f |= fWill
+			p.queue = append(p.queue, int32(x))
+		} else {
+			p.kept++
+		}
+		p.flags[x] = f
+	}
+}
+
+// trims reports whether step 2 removes the finished entry st: its vertex's
+// coordinator is batch_snapshot and no snapshot follows its latest finish.
+func (p *planner) trims(st *subtask) bool {
+	return p.t.conf[st.vertex].Coordinator == format.CoordinatorBatchSnapshot && p.s.snapshotSeq <= st.finSeq
+}
+
+// coordinators is step 3, Coordinators, for each initialized vertex with a
+// coordinator. batch_snapshot: only its subtasks that are not FINISHED run,
+// and its enumerator is restored from the last snapshot (step 2 already
+// decided which). no_batch_snapshot and every subtask FINISHED: nothing
+// runs now, but the vertex is deferred: the first later reset of any of
+// its subtasks resets all of them, once. no_batch_snapshot and not every
+// subtask FINISHED: all its subtasks are reset, the finished ones too.
+// The resets of this step close over what they touch in step 4's closure.
+func (p *planner) coordinators() {
+	for v := range p.t.ids {
+		vs := &p.s.vs[v]
+		if vs.parallelism == 0 || p.t.conf[v].Coordinator != format.CoordinatorNoBatchSnapshot {
+			continue
+		}
+		if vs.finished == vs.parallelism {
+			p.deferred[v] = true
+			continue
+		}
+		p.resetAll[v] = true
+		for x := vs.base; x < vs.base+vs.parallelism; x++ {
+			p.mark(x)
+		}
+	}
+}
+
+// partitions is step 4, Partitions. A partition of a FINISHED producer is
+// needed if its consumer vertex is not initialized or some consumer subtask
+// that reads it will run; otherwise it is optional and ignored. A needed
+// partition that is not in A is missing: its producer is reset. (An
+// available partition is reused even when all its consumers had finished;
+// Flink does not track such a partition and reruns its producer instead.)
+//
+// Every reset, of this step and of step 3, closes transitively, to a fixed
+// point, over the FINISHED consumers of what reruns (over a pointwise edge,
+// only the consumer subtasks that read that producer), over the FINISHED
+// producers of any partition a rerunning subtask reads that is not in A,
+// and over the deferred vertices: the first reset of a subtask of a
+// deferred vertex resets all of them, once. A subtask that will run for
+// any reason is treated as reset here (one that was running at the
+// failover cannot have finished consumers in a well-formed log, so this
+// only matters for logs Validate rejects). The result is the least set
+// closed under these rules, so it does not depend on the order in which
+// they are applied.
+func (p *planner) partitions(avail Availability) {
+	p.lookupMissing(avail)
+	p.seedUninitialized()
+	p.close()
+}
+
+// result is step 5, Result. Every subtask of every initialized vertex gets
+// one decision: keep (FINISHED; the finished attempt is kept, with its
+// partitions), rerun (not FINISHED, and some attempt had started or
+// finished before the failover; the next attempt, last attempt + 1) or run
+// (not FINISHED and never started; attempt 0). A rerun carries every
+// reason that holds in the final plan, in this order: running_at_failover,
+// finished_after_last_snapshot, coordinator_without_batch_snapshot,
+// partition_lost, downstream_of_reset.
+//
+// The plan also holds the resets a recovering master logs as one
+// subtasks_reset with reason "recovery" right after its master_started:
+// the entries of the finished map that it reruns (trimmed by step 2 or
+// reset by steps 3 and 4), so that a second failover replays correctly
+// (Flink does not log them). And it holds the vertices still deferred, for
+// State.ExpandReset.
+func (p *planner) result() *RecoveryPlan {
+	p.explain()
+	s := p.s
+	plan := &RecoveryPlan{
+		Job: s.job, LastSeq: s.lastSeq, Epoch: s.epoch,
+		Vertices: make([]VertexPlan, 0, len(p.t.ids)),
+		Subtasks: make([]SubtaskPlan, 0, len(s.sub)),
+		topo:     p.t,
+		kept:     make([]keptRef, 0, p.kept),
+	}
+	var sets reasonSets
+	for v, id := range p.t.ids {
+		vs := &s.vs[v]
+		still := p.deferred[v] && !p.expanded[v]
+		plan.Vertices = append(plan.Vertices, VertexPlan{
+			Vertex: id, Parallelism: vs.parallelism, Initialized: vs.parallelism > 0, Deferred: still,
+		})
+		if still {
+			plan.deferred = append(plan.deferred, id)
+		}
+		for i := int32(0); i < vs.parallelism; i++ {
+			p.decide(plan, &sets, int32(v), i)
+		}
+	}
+	return plan
+}
+
+// decide appends the decision for subtask i of vertex v to plan.
+func (p *planner) decide(plan *RecoveryPlan, sets *reasonSets, v, i int32) {
+	s := p.s
+	x := s.vs[v].base + i
+	row := SubtaskPlan{Vertex: p.t.ids[v], Subtask: i, Reasons: sets.of(0)}
+	st := &s.sub[x]
+	f := p.flags[x]
+	switch {
+	case f&fWill == 0:
+		row.Decision, row.Attempt = DecisionKeep, st.finAttempt
+		plan.Summary.Keep++
+		plan.kept = append(plan.kept, keptRef{
+			v: v, i: i, attempt: st.finAttempt, worker: s.workerName(st.worker),
+			parts: st.parts, bytesOut: st.bytesOut, records: st.recOut,
+		})
+	case f&fStarted != 0:
+		row.Decision, row.Attempt, row.Reasons = DecisionRerun, st.lastAttempt+1, sets.of(p.reasons[x])
+		plan.Summary.Rerun++
+		if f&fInMap != 0 {
+			plan.resets = append(plan.resets, int32(len(plan.Subtasks)))
+		}
+	default:
+		row.Decision = DecisionRun
+		plan.Summary.Run++
+	}
+	plan.Subtasks = append(plan.Subtasks, row)
+}
+
 // Decision is what recovery does with one subtask. The string values are
 // part of the JSON of `replay --dry-run --format json`.
 type Decision string
@@ -39,26 +289,9 @@ const (
 	ReasonDownstreamOfReset = "downstream_of_reset"
 )
 
-// reasonNames lists the reasons by bit, in plan order.
-var reasonNames = [...]string{
-	ReasonRunningAtFailover,
-	ReasonFinishedAfterLastSnapshot,
-	ReasonCoordinatorWithoutBatchSnapshot,
-	ReasonPartitionLost,
-	ReasonDownstreamOfReset,
-}
-
-const (
-	rRunning uint8 = 1 << iota
-	rTrimmed
-	rCoordinator
-	rPartitionLost
-	rDownstream
-)
-
 // RecoveryPlan is the result of Plan. It marshals to the JSON of `jobevent
-// replay --dry-run --format json` (DESIGN.md §6). It does not change after
-// Plan returns and may be read concurrently.
+// replay --dry-run --format json`, shown in the package documentation. It
+// does not change after Plan returns and may be read concurrently.
 type RecoveryPlan struct {
 	Job      string        `json:"job"`
 	LastSeq  int64         `json:"last_seq"`

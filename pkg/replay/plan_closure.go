@@ -1,0 +1,143 @@
+package replay
+
+// The helpers of step 4 (planner.partitions): which recorded partitions
+// are missing, and the closure of the resets to a fixed point.
+
+// lookupMissing marks, for every FINISHED subtask, the recorded partitions
+// that are not in avail.
+func (p *planner) lookupMissing(avail Availability) {
+	total := 0
+	for v := range p.t.ids {
+		p.missOff[v] = total
+		total += int(p.s.vs[v].parallelism) * len(p.t.out[v])
+	}
+	p.miss = make([]bool, total)
+	for x := range p.s.sub {
+		if p.flags[x]&fFinished != 0 {
+			p.lookupSubtask(int32(x), avail)
+		}
+	}
+}
+
+// lookupSubtask marks the recorded partitions of FINISHED subtask x that
+// are not in avail.
+func (p *planner) lookupSubtask(x int32, avail Availability) {
+	st := &p.s.sub[x]
+	v := st.vertex
+	i := x - p.s.vs[v].base
+	outs := p.t.out[v]
+	row := p.miss[p.missOff[v]+int(i)*len(outs):]
+	id := PartitionID{Vertex: p.t.ids[v], Subtask: i, Attempt: st.finAttempt}
+	if st.parts == nil {
+		for k, ei := range outs {
+			id.Consumer = p.t.ids[p.t.edges[ei].to]
+			row[k] = !avail[id]
+		}
+		return
+	}
+	for _, pr := range st.parts {
+		id.Consumer = p.t.ids[pr.consumer]
+		if k := p.t.outSlot(v, pr.consumer); k >= 0 {
+			row[k] = !avail[id]
+		}
+	}
+}
+
+// missing reports whether FINISHED subtask x has a recorded partition for
+// the consumer of its out-edge slot k that is not available.
+func (p *planner) missing(x, k int32) bool {
+	v := p.s.sub[x].vertex
+	i := x - p.s.vs[v].base
+	return p.miss[p.missOff[v]+int(i)*len(p.t.out[v])+int(k)]
+}
+
+// seedUninitialized resets the producers of missing partitions whose
+// consumer vertex is not initialized: such partitions are always needed.
+func (p *planner) seedUninitialized() {
+	for _, e := range p.t.edges {
+		if p.s.vs[e.to].parallelism != 0 {
+			continue
+		}
+		pv := &p.s.vs[e.from]
+		for x := pv.base; x < pv.base+pv.parallelism; x++ {
+			if p.flags[x]&fFinished != 0 && p.missing(x, e.slot) {
+				p.mark(x)
+			}
+		}
+	}
+}
+
+// mark records that x will run and queues it for the closure.
+func (p *planner) mark(x int32) {
+	if p.flags[x]&fWill == 0 {
+		p.flags[x] |= fWill
+		p.queue = append(p.queue, x)
+	}
+}
+
+// close runs the closure of step 4 to its fixed point: it takes subtasks
+// that will run off the queue and marks, for each, the rest of its
+// deferred vertex (once), the consumers that read it and the FINISHED
+// producers of what it reads whose partition is missing.
+func (p *planner) close() {
+	for len(p.queue) > 0 {
+		x := p.queue[len(p.queue)-1]
+		p.queue = p.queue[:len(p.queue)-1]
+		v := p.s.sub[x].vertex
+		i := x - p.s.vs[v].base
+		if p.deferred[v] && !p.expanded[v] {
+			p.expanded[v] = true
+			vs := &p.s.vs[v]
+			for y := vs.base; y < vs.base+vs.parallelism; y++ {
+				p.mark(y)
+			}
+		}
+		for _, ei := range p.t.out[v] {
+			p.closeDown(ei, i)
+		}
+		for _, ei := range p.t.in[v] {
+			p.closeUp(ei, i)
+		}
+	}
+}
+
+// closeDown marks the consumers that read producer subtask i over edge ei.
+func (p *planner) closeDown(ei int32, i int32) {
+	e := &p.t.edges[ei]
+	cv := &p.s.vs[e.to]
+	if cv.parallelism == 0 {
+		return
+	}
+	if !e.pointwise {
+		if p.downDone[ei] {
+			return
+		}
+		p.downDone[ei] = true
+	}
+	lo, hi := consumers(e.pointwise, i, p.s.vs[e.from].parallelism, cv.parallelism)
+	for y := cv.base + lo; y < cv.base+hi; y++ {
+		p.mark(y)
+	}
+}
+
+// closeUp marks the FINISHED producers, read by consumer subtask j over
+// edge ei, whose partition for it is missing.
+func (p *planner) closeUp(ei int32, j int32) {
+	e := &p.t.edges[ei]
+	pv := &p.s.vs[e.from]
+	if pv.parallelism == 0 {
+		return
+	}
+	if !e.pointwise {
+		if p.upDone[ei] {
+			return
+		}
+		p.upDone[ei] = true
+	}
+	lo, hi := producers(e.pointwise, j, pv.parallelism, p.s.vs[e.to].parallelism)
+	for x := pv.base + lo; x < pv.base+hi; x++ {
+		if p.flags[x]&fFinished != 0 && p.missing(x, e.slot) {
+			p.mark(x)
+		}
+	}
+}

@@ -1,0 +1,104 @@
+package replay
+
+// The helpers of step 5 (planner.result): the reasons of every rerun.
+
+// reasonNames lists the reasons by bit, in plan order.
+var reasonNames = [...]string{
+	ReasonRunningAtFailover,
+	ReasonFinishedAfterLastSnapshot,
+	ReasonCoordinatorWithoutBatchSnapshot,
+	ReasonPartitionLost,
+	ReasonDownstreamOfReset,
+}
+
+// Reason bits of a planner, in the order of reasonNames.
+const (
+	rRunning uint8 = 1 << iota
+	rTrimmed
+	rCoordinator
+	rPartitionLost
+	rDownstream
+)
+
+// reasonSets holds, by reason bits, the Reasons slice of one plan: rows
+// with the same reasons share it.
+type reasonSets [1 << len(reasonNames)][]string
+
+// of returns the reasons of the bits r, in plan order; never nil.
+func (sets *reasonSets) of(r uint8) []string {
+	if sets[r] == nil {
+		sets[r] = []string{}
+		for b, name := range reasonNames {
+			if r&(1<<b) != 0 {
+				sets[r] = append(sets[r], name)
+			}
+		}
+	}
+	return sets[r]
+}
+
+// explain computes the reasons of every rerun from the final plan.
+func (p *planner) explain() {
+	p.prefix = make([]int32, len(p.flags)+1)
+	for x, f := range p.flags {
+		p.prefix[x+1] = p.prefix[x]
+		if f&fWill != 0 {
+			p.prefix[x+1]++
+		}
+	}
+	for x, f := range p.flags {
+		if f&fWill == 0 || f&fStarted == 0 {
+			continue
+		}
+		v := p.s.sub[x].vertex
+		var r uint8
+		switch {
+		case f&fInMap == 0:
+			r |= rRunning
+		case f&fTrimmed != 0:
+			r |= rTrimmed
+		}
+		if p.resetAll[v] || p.expanded[v] {
+			r |= rCoordinator
+		}
+		if f&fFinished != 0 {
+			r |= p.resetReasons(int32(x), v)
+		}
+		p.reasons[x] = r
+	}
+}
+
+// resetReasons returns partition_lost and downstream_of_reset for the
+// FINISHED subtask x of vertex v that will run.
+func (p *planner) resetReasons(x, v int32) uint8 {
+	var r uint8
+	vs := &p.s.vs[v]
+	i := x - vs.base
+	for k, ei := range p.t.out[v] {
+		e := &p.t.edges[ei]
+		if !p.missing(x, int32(k)) {
+			continue
+		}
+		cv := &p.s.vs[e.to]
+		lo, hi := consumers(e.pointwise, i, vs.parallelism, cv.parallelism)
+		if cv.parallelism == 0 || p.willIn(cv.base+lo, cv.base+hi) {
+			r |= rPartitionLost
+			break
+		}
+	}
+	for _, ei := range p.t.in[v] {
+		e := &p.t.edges[ei]
+		pv := &p.s.vs[e.from]
+		lo, hi := producers(e.pointwise, i, pv.parallelism, vs.parallelism)
+		if pv.parallelism > 0 && p.willIn(pv.base+lo, pv.base+hi) {
+			r |= rDownstream
+			break
+		}
+	}
+	return r
+}
+
+// willIn reports whether a subtask in the dense range [lo, hi) will run.
+func (p *planner) willIn(lo, hi int32) bool {
+	return hi > lo && p.prefix[hi]-p.prefix[lo] > 0
+}
