@@ -34,7 +34,7 @@ func TestClaimEpoch_Processes(t *testing.T) {
 	helpers := make([]helper, procs)
 	for i := range helpers {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestClaimHelperProcess$", "-test.count=1")
-		cmd.Env = append(os.Environ(), claimHelperEnv+"=1", "JOBEVENT_BLOB_URL="+url, fmt.Sprintf("JOBEVENT_BLOB_MASTER=proc-%d", i))
+		cmd.Env = append(os.Environ(), claimHelperEnv+"=1", "JOBEVENT_BLOB_URL="+url, "JOBEVENT_BLOB_MASTER=embedded")
 		cmd.Stderr = os.Stderr
 		in, err := cmd.StdinPipe()
 		if err != nil {

@@ -13,30 +13,43 @@ import (
 )
 
 // EpochInfo is the content of an epoch object, epochs/<epoch %08x>, as
-// JSON {"epoch":2,"master":"10.0.0.7:7070","start_seq":1234}. The JSON form
-// is part of the format.
+// JSON {"epoch":2,"master":"10.0.0.7:7070","start_seq":1234,
+// "claimant":"9f2c…"}. The JSON form is part of the format; objects written
+// before claimant existed have none.
 type EpochInfo struct {
 	Epoch    int32  `json:"epoch"`
 	Master   string `json:"master"`    // the master's address
 	StartSeq int64  `json:"start_seq"` // the first seq the master writes
+	// Claimant is the random nonce of the claim that created the object.
+	// ClaimEpoch draws it; callers leave it empty.
+	Claimant string `json:"claimant,omitempty"`
 }
 
 // ClaimEpoch creates the epoch object of info.Epoch, which fences every
-// older epoch. The claim is race-free on every backend: of any number of
+// older epoch. The claim is exclusive on every backend: of any number of
 // concurrent claims of one epoch, from any number of processes or machines,
-// exactly one returns nil and the others ErrEpochTaken. Claimants must
-// differ in Master: a claim whose object already exists with exactly its
-// bytes counts as won (an earlier attempt of the same claim landed).
+// exactly one returns nil and the others ErrEpochTaken — also when the
+// claimants give the same Master and StartSeq, as two masters that replayed
+// one log on hosts listening on the same address do. Each call draws a
+// 128-bit random Claimant into the object's body, so no two claims write the
+// same bytes; an object found with exactly this call's bytes can only be
+// this call's own upload, landed by a retry whose first answer was lost, and
+// counts as won.
 func (l *Log) ClaimEpoch(ctx context.Context, info EpochInfo) error {
 	if info.Epoch < 1 || info.StartSeq < 1 {
 		return fmt.Errorf("claim epoch %d: epoch and start_seq must be positive (start_seq %d)", info.Epoch, info.StartSeq)
 	}
+	var nonce [16]byte
+	if _, err := rand.Read(nonce[:]); err != nil {
+		return fmt.Errorf("claim epoch %d: %w", info.Epoch, err)
+	}
+	info.Claimant = hex.EncodeToString(nonce[:])
 	data, err := json.Marshal(info)
 	if err != nil {
 		return fmt.Errorf("claim epoch %d: %w", info.Epoch, err)
 	}
 	data = append(data, '\n')
-	err = l.createOnce(ctx, epochKey(info.Epoch), data, contentTypeJSON)
+	err = l.claimOnce(ctx, epochKey(info.Epoch), data)
 	if errors.Is(err, ErrExists) {
 		return fmt.Errorf("claim epoch %d of %s: %w", info.Epoch, l.URL(), ErrEpochTaken)
 	}
@@ -44,6 +57,29 @@ func (l *Log) ClaimEpoch(ctx context.Context, info EpochInfo) error {
 		return fmt.Errorf("claim epoch %d: %w", info.Epoch, err)
 	}
 	return nil
+}
+
+// claimAttempts bounds how often ClaimEpoch tries an upload whose outcome
+// it could not learn (a time-out, a dropped connection).
+const claimAttempts = 3
+
+// claimOnce creates the epoch object key with createOnce, retrying a
+// failure that may have landed: the retry sends the same bytes, nonce
+// included, so finding them means the earlier attempt won.
+func (l *Log) claimOnce(ctx context.Context, key string, data []byte) error {
+	var err error
+	for attempt := 1; attempt <= claimAttempts; attempt++ {
+		err = l.createOnce(ctx, key, data, contentTypeJSON)
+		if err == nil || errors.Is(err, ErrExists) || !isRetryable(err) || ctx.Err() != nil {
+			return err
+		}
+		select {
+		case <-time.After(time.Duration(attempt) * 100 * time.Millisecond):
+		case <-ctx.Done():
+			return err
+		}
+	}
+	return err
 }
 
 // createOnce writes key if it does not exist. An object that exists with

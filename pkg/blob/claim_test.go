@@ -1,0 +1,85 @@
+package blob
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+)
+
+// withoutClaimants returns epochs with their random Claimant cleared, so
+// that tests can compare the rest.
+func withoutClaimants(epochs []EpochInfo) []EpochInfo {
+	out := make([]EpochInfo, len(epochs))
+	for i, e := range epochs {
+		e.Claimant = ""
+		out[i] = e
+	}
+	return out
+}
+
+// landThenFailStore reports a failure for the first create of each epoch
+// object after the object landed, as an upload whose answer was lost does.
+type landThenFailStore struct {
+	objectStore
+	mu     sync.Mutex
+	failed map[string]bool
+}
+
+func (s *landThenFailStore) create(ctx context.Context, key string, data []byte, contentType string) error {
+	if _, ok := parseEpochKey(key); !ok {
+		return s.objectStore.create(ctx, key, data, contentType)
+	}
+	if err := s.objectStore.create(ctx, key, data, contentType); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.failed[key] {
+		return nil
+	}
+	s.failed[key] = true
+	return fmt.Errorf("write %s: %w (after the write landed)", key, errInjected)
+}
+
+// TestClaimEpoch_RetryFindsItsOwnClaim: a claim whose first upload landed
+// but reported a failure is won by its retry, and a second claim of the
+// same epoch with the same master and start loses.
+func TestClaimEpoch_RetryFindsItsOwnClaim(t *testing.T) {
+	l, err := Create(ctx, uniqueMem("claim-retry"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	l.store = &landThenFailStore{objectStore: l.store, failed: map[string]bool{}}
+	info := EpochInfo{Epoch: 1, Master: "embedded", StartSeq: 1}
+	if err := l.ClaimEpoch(ctx, info); err != nil {
+		t.Fatalf("claim whose first answer was lost: %v, want won", err)
+	}
+	if err := l.ClaimEpoch(ctx, info); !errors.Is(err, ErrEpochTaken) {
+		t.Fatalf("second claim with the same bytes but its own nonce: %v, want ErrEpochTaken", err)
+	}
+}
+
+// TestClaimEpoch_Claimant: each claim records a nonce of its own.
+func TestClaimEpoch_Claimant(t *testing.T) {
+	l, err := Create(ctx, uniqueMem("claimant"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	for e := int32(1); e <= 2; e++ {
+		if err := l.ClaimEpoch(ctx, EpochInfo{Epoch: e, Master: "embedded", StartSeq: 1, Claimant: "chosen"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	epochs, err := l.Epochs(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := epochs[0].Claimant, epochs[1].Claimant
+	if len(a) != 32 || len(b) != 32 || a == b || a == "chosen" {
+		t.Fatalf("claimants = %q, %q, want two different 32-hex nonces drawn by ClaimEpoch", a, b)
+	}
+}
