@@ -82,8 +82,9 @@ type FinishedEntry struct {
 	Partitions []PartitionLoc
 }
 
-// Finished returns the finished map in insertion order (DESIGN.md §5 step
-// 1): a later finish of the same subtask without a reset keeps its place.
+// Finished returns the finished map in insertion order (step 1 of the
+// recovery rule, docs/recovery.md): a later finish of the same subtask
+// without a reset keeps its place.
 func (s *State) Finished() []FinishedEntry {
 	xs := s.finishedIndices()
 	out := make([]FinishedEntry, len(xs))

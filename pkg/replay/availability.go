@@ -8,7 +8,8 @@ import (
 )
 
 // PartitionID names one result partition: the output of attempt Attempt of
-// subtask Vertex/Subtask for consumer vertex Consumer (DESIGN.md §3).
+// subtask Vertex/Subtask for consumer vertex Consumer (docs/recovery.md,
+// Partitions).
 type PartitionID struct {
 	Vertex   string `json:"vertex"`
 	Subtask  int32  `json:"subtask"`

@@ -2,12 +2,17 @@
 // it folds the events into job state (Fold, State.Apply), decides which
 // subtasks a master failover keeps, reruns or runs, and why (Plan), checks
 // that a log is well-formed (Validate), and compares two logs (Diff,
-// DiffEvents).
+// DiffEvents). From the same fold it tells what a log says about the run:
+// every attempt with its times and outcome (History), per-vertex
+// statistics, the critical path and the cost of failovers (Stats,
+// History.CriticalPath), and what a failover would have cost at each
+// moment of the log (Sweep).
 //
 // The recovering master of pkg/runtime and `jobevent replay --dry-run` call
 // the same Plan: the dry run is not an estimate, it is what recovery does.
-// The rule is Flink 1.20's (DESIGN.md §5); Plan's documentation spells it
-// out step by step.
+// The rule is Flink 1.20's batch job recovery with the differences
+// docs/recovery.md notes; docs/recovery.md states it step by step, and
+// Plan calls one method per step.
 //
 // The package reads events from a Source (anything with Next() returning
 // io.EOF at the end: a blob.Reader, a format.JSONReader, a generator) and
@@ -113,4 +118,44 @@
 // available, partitions, records and bytes, final status); DiffEvents
 // aligns the two event sequences, ignoring seq and time. Both return a
 // DiffResult whose differences name a path and the values in each log.
+//
+// # History and Stats
+//
+// History folds a log like State (it holds one, so fenced writes and
+// skipped events are ignored the same way) and records every attempt of
+// every subtask as an AttemptSpan: from its subtask_started to the event
+// that ended it, with its epoch, worker, records, bytes and Outcome
+// (finished, failed, reset, interrupted by a failover or a reset, or still
+// running), and every epoch as an EpochSpan, with the subtasks its
+// recovery reran. Its memory grows with the attempts of the job, one span
+// each.
+//
+// History.Stats, or ComputeStats on a Source, summarizes a job as the JSON
+// of `jobevent stats --format json`: per vertex, its attempts, reruns and
+// failures, p50 and max durations of its finished attempts, and the
+// records and bytes of the finished attempts that stand at the end of the
+// log (reruns are not counted twice); the critical path; and per failover
+// its downtime (wall time without a master) and the work it redid
+// (task-seconds of the attempts it interrupted or reset).
+//
+// History.CriticalPath is the chain of attempts that bounded the wall
+// time, first to last. It starts from the finished attempt that ended
+// last and walks back: the step before an attempt is what it waited for,
+// the latest-ending of the producer attempts it read and its own previous
+// attempt (a retry). Each PathStep says what it waited for (WaitStart,
+// WaitInput, WaitRetry, WaitFailover) and for how long.
+//
+// # Sweep
+//
+// Sweep folds a log once and, at each sampled event, calls Plan on the
+// state there, as if the master had died right after that event: the
+// exposure curve of `jobevent replay --dry-run --sweep` and of `jobevent
+// timeline`. Each SweepPoint holds the plan's summary and what recovery
+// would throw away and redo: the finished subtasks it would discard, their
+// bytes, and the task-seconds of the finished and running attempts that
+// would rerun. SweepOptions samples every K-th event, caps the number of
+// points (the stride doubles to stay under the cap), stops at a seq, and
+// describes the partitions that survive at each point as
+// BuildAvailability does. Each point costs one Plan, linear in the
+// subtasks of the job.
 package replay

@@ -8,7 +8,7 @@ import (
 )
 
 // reads reports whether consumer subtask j of n reads producer subtask i
-// of m, straight from the formulas of DESIGN.md §3.
+// of m, straight from the formulas of docs/recovery.md (Partitions).
 func reads(pattern string, i, m, j, n int32) bool {
 	if pattern != format.PatternPointwise {
 		return true
@@ -22,7 +22,7 @@ func reads(pattern string, i, m, j, n int32) bool {
 	return int64(j) >= lo && int64(j) < hi
 }
 
-// checkInvariants checks the sanity properties of DESIGN.md §5 on a plan.
+// checkInvariants checks the sanity properties (docs/recovery.md) of a plan.
 func checkInvariants(t *testing.T, st *replay.State, avail replay.Availability, plan *replay.RecoveryPlan) {
 	t.Helper()
 	g := st.Graph()

@@ -171,15 +171,15 @@ func (p *planner) coordinators() {
 //
 // Every reset, of this step and of step 3, closes transitively, to a fixed
 // point, over the FINISHED consumers of what reruns (over a pointwise edge,
-// only the consumer subtasks that read that producer), over the FINISHED
-// producers of any partition a rerunning subtask reads that is not in A,
-// and over the deferred vertices: the first reset of a subtask of a
-// deferred vertex resets all of them, once. A subtask that will run for
-// any reason is treated as reset here (one that was running at the
-// failover cannot have finished consumers in a well-formed log, so this
-// only matters for logs Validate rejects). The result is the least set
-// closed under these rules, so it does not depend on the order in which
-// they are applied.
+// only the consumer subtasks that read that producer: they consumed what
+// is being recomputed), over the FINISHED producers of any partition a
+// rerunning subtask reads that is not in A, and over the deferred
+// vertices: the first reset of a subtask of a deferred vertex resets all
+// of them, once. A subtask that will run for any reason is treated as
+// reset here (one that was running at the failover cannot have finished
+// consumers in a well-formed log, so this only matters for logs Validate
+// rejects). The result is the least set closed under these rules, so it
+// does not depend on the order in which they are applied.
 func (p *planner) partitions(avail Availability) {
 	p.lookupMissing(avail)
 	p.seedUninitialized()

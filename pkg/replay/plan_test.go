@@ -31,7 +31,7 @@ type caseSpec struct {
 // TestPlan_Cases runs every case under testdata/replay: log.jsonl folded up
 // to case.json's "at", planned with case.json's availability, and compared
 // with plan.json (regenerate with -update, then review every diff against
-// DESIGN.md §5).
+// the rule in docs/recovery.md).
 func TestPlan_Cases(t *testing.T) {
 	dirs, err := filepath.Glob(filepath.Join(replayCases, "*", "log.jsonl"))
 	if err != nil || len(dirs) == 0 {

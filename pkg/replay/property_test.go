@@ -75,7 +75,7 @@ func randomAvailability(t *testing.T, rng *rand.Rand, st *replay.State) replay.A
 // TestPlan_MatchesReference plans failovers at random points of random
 // generated logs, with random surviving partitions, and compares every
 // decision, attempt and reason with the reference implementation; it also
-// checks the sanity properties of DESIGN.md §5 on each plan.
+// checks the sanity properties of docs/recovery.md on each plan.
 func TestPlan_MatchesReference(t *testing.T) {
 	plans := 0
 	seen := map[string]int{}

@@ -5,8 +5,9 @@ import (
 	"github.com/jobevent/jobevent/pkg/replay"
 )
 
-// The reference: DESIGN.md §5 written as plainly as possible, with maps
-// and repeated passes to a fixed point, sharing no code with the package.
+// The reference: the recovery rule of docs/recovery.md written as plainly
+// as possible, with maps and repeated passes to a fixed point, sharing no
+// code with the package.
 // Property tests compare replay.Plan with it on generated logs.
 
 type refEntry struct {

@@ -63,9 +63,10 @@ const (
 )
 
 // State is the state of a job folded from its log: what a recovering
-// master knows (DESIGN.md §5 step 1) and what Diff compares. Its memory is
-// proportional to the job (vertices, subtasks, partitions of the finished
-// attempts, the last coordinator state of each vertex), never to the log.
+// master knows (step 1 of the recovery rule, docs/recovery.md) and what
+// Diff compares. Its memory is proportional to the job (vertices, subtasks,
+// partitions of the finished attempts, the last coordinator state of each
+// vertex), never to the log.
 //
 // A State is built by Apply, one event at a time in log order, or by
 // Fold. It is not safe for concurrent use; Plan and the accessors only

@@ -89,9 +89,10 @@ func (t *topology) outSlot(from, to int32) int32 {
 }
 
 // consumers returns the range [lo, hi) of the n consumer subtasks that
-// read producer subtask i of m over an edge (DESIGN.md §3). Pointwise with
-// m >= n: the one consumer j with floor(j*m/n) <= i < floor((j+1)*m/n);
-// with m < n: [ceil(i*n/m), ceil((i+1)*n/m)). All-to-all: every consumer.
+// read producer subtask i of m over an edge (docs/recovery.md, Partitions).
+// Pointwise with m >= n: the one consumer j with
+// floor(j*m/n) <= i < floor((j+1)*m/n); with m < n:
+// [ceil(i*n/m), ceil((i+1)*n/m)). All-to-all: every consumer.
 func consumers(pointwise bool, i, m, n int32) (lo, hi int32) {
 	if !pointwise {
 		return 0, n
@@ -128,8 +129,9 @@ func ceilDiv(a, b int64) int64 { return (a + b - 1) / b }
 
 // ConsumerRange returns the range [lo, hi) of the n consumer subtasks that
 // read producer subtask i of m over an edge with the given pattern
-// (DESIGN.md §3; Flink's EdgeManagerBuildUtil.connectPointwise). It is
-// empty for arguments out of range. Safe for concurrent use.
+// (docs/recovery.md, Partitions; Flink's
+// EdgeManagerBuildUtil.connectPointwise). It is empty for arguments out of
+// range. Safe for concurrent use.
 func ConsumerRange(pattern string, i, m, n int32) (lo, hi int32) {
 	if i < 0 || i >= m || n <= 0 {
 		return 0, 0

@@ -3,7 +3,7 @@ package replay
 import "testing"
 
 // TestRanges checks the arithmetic ranges against the formulas of
-// DESIGN.md §3 applied to every pair, for all small m and n.
+// docs/recovery.md (Partitions) applied to every pair, for all small m and n.
 func TestRanges(t *testing.T) {
 	reads := func(i, m, j, n int32) bool {
 		if m >= n {
