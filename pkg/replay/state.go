@@ -77,7 +77,6 @@ type State struct {
 	topo   *topology
 	vs     []vertexState // by topology position
 	sub    []subtask     // dense: vs[v].base + subtask number
-	total  int64         // len(sub)
 	status string        // of job_finished; empty while the job runs
 	errMsg string        // of job_finished
 
@@ -236,14 +235,13 @@ func (s *State) applyInitialized(e *format.Event) error {
 	switch {
 	case vs.parallelism > 0:
 		return s.fail(e, fmt.Errorf("vertex %q (parallelism %d since seq %d): %w", e.Vertex, vs.parallelism, vs.initSeq, ErrReinitialized))
-	case e.Parallelism < 1 || e.Parallelism > MaxParallelism || s.total+int64(e.Parallelism) > MaxSubtasks:
+	case e.Parallelism < 1 || e.Parallelism > MaxParallelism || int64(len(s.sub))+int64(e.Parallelism) > MaxSubtasks:
 		return s.fail(e, fmt.Errorf("vertex %q parallelism %d: %w", e.Vertex, e.Parallelism, ErrBadParallelism))
 	}
-	vs.parallelism, vs.base, vs.initSeq = e.Parallelism, int32(s.total), e.Seq
+	vs.parallelism, vs.base, vs.initSeq = e.Parallelism, int32(len(s.sub)), e.Seq
 	for i := int32(0); i < e.Parallelism; i++ {
 		s.sub = append(s.sub, subtask{vertex: v, lastAttempt: -1, worker: -1})
 	}
-	s.total += int64(e.Parallelism)
 	return nil
 }
 
