@@ -181,9 +181,9 @@ func (p *planner) coordinators() {
 // rejects). The result is the least set closed under these rules, so it
 // does not depend on the order in which they are applied.
 func (p *planner) partitions(avail Availability) {
-	p.lookupMissing(avail)
-	p.seedUninitialized()
-	p.close()
+	p.lookupMissing(avail) // recorded partitions of FINISHED subtasks not in A
+	p.seedUninitialized()  // needed: the consumer vertex is not initialized
+	p.close()              // needed: a consumer runs; and the closure of every reset
 }
 
 // result is step 5, Result. Every subtask of every initialized vertex gets
