@@ -141,8 +141,8 @@
 // History.CriticalPath is the chain of attempts that bounded the wall
 // time, first to last. It starts from the finished attempt that ended
 // last and walks back: the step before an attempt is what it waited for,
-// the latest-ending of the producer attempts it read and its own previous
-// attempt (a retry). Each PathStep says what it waited for (WaitStart,
+// whichever ended last of the producer attempts it read and its own
+// previous attempt (a retry). Each PathStep says what it waited for (WaitStart,
 // WaitInput, WaitRetry, WaitFailover) and for how long.
 //
 // # Sweep
