@@ -1,0 +1,154 @@
+package javaser
+
+// readClassDesc reads a classDesc of the grammar: a new class or proxy
+// descriptor, a reference to one, or null.
+func (d *Decoder) readClassDesc() (*ClassDesc, error) {
+	start := d.pos
+	if err := d.enter(start); err != nil {
+		return nil, err
+	}
+	defer func() { d.depth-- }()
+	tc, err := d.u8("class descriptor")
+	if err != nil {
+		return nil, err
+	}
+	switch tc {
+	case tcNull:
+		return nil, nil
+	case tcClassDesc:
+		return d.readNewClassDesc()
+	case tcProxyClassDesc:
+		return d.readProxyClassDesc()
+	case tcReference:
+		d.pos = start
+		v, err := d.readReference()
+		if err != nil {
+			return nil, err
+		}
+		if cd, ok := v.(*ClassDesc); ok {
+			return cd, nil
+		}
+		return nil, d.malformed(start, "reference to %s where a class descriptor was expected", kindOf(v))
+	}
+	return nil, d.malformed(start, "type code 0x%02x where a class descriptor was expected", tc)
+}
+
+// readNewClassDesc reads a TC_CLASSDESC whose type code has been read:
+// className serialVersionUID newHandle classDescInfo.
+func (d *Decoder) readNewClassDesc() (*ClassDesc, error) {
+	start := d.pos - 1
+	name, err := d.utf("class name")
+	if err != nil {
+		return nil, err
+	}
+	suid, err := d.i64("serialVersionUID")
+	if err != nil {
+		return nil, err
+	}
+	cd := &ClassDesc{Name: name, SerialVersionUID: suid}
+	if err := d.newHandle(cd); err != nil {
+		return nil, err
+	}
+	if cd.Flags, err = d.u8("class descriptor flags"); err != nil {
+		return nil, err
+	}
+	if cd.Has(FlagSerializable) && cd.Has(FlagExternalizable) {
+		return nil, d.malformed(start, "class %s is flagged both serializable and externalizable", name)
+	}
+	if cd.Fields, err = d.readFields(name); err != nil {
+		return nil, err
+	}
+	return cd, d.readClassDescTail(cd)
+}
+
+// readClassDescTail reads the class annotation and the superclass
+// descriptor.
+func (d *Decoder) readClassDescTail(cd *ClassDesc) error {
+	var err error
+	if cd.Annotation, err = d.readAnnotation(); err != nil {
+		return err
+	}
+	cd.Super, err = d.readClassDesc()
+	return err
+}
+
+func (d *Decoder) readFields(class string) ([]Field, error) {
+	start := d.pos
+	n, err := d.u16("field count")
+	if err != nil {
+		return nil, err
+	}
+	// A field takes at least 3 bytes: its type code and a name length.
+	if left := len(d.buf) - d.pos; int(n)*3 > left {
+		return nil, d.truncated(start, "%d fields of %s cannot fit in %d bytes", n, class, left)
+	}
+	fields := make([]Field, n)
+	for i := range fields {
+		at := d.pos
+		f := &fields[i]
+		if f.Type, err = d.u8("field type code"); err != nil {
+			return nil, err
+		}
+		if f.Name, err = d.utf("field name"); err != nil {
+			return nil, err
+		}
+		switch f.Type {
+		case 'B', 'C', 'D', 'F', 'I', 'J', 'S', 'Z':
+		case 'L', '[':
+			sig, err := d.readTypeString()
+			if err != nil {
+				return nil, err
+			}
+			if sig == nil {
+				return nil, d.malformed(at, "field %s.%s without a type", class, f.Name)
+			}
+			f.ClassName = *sig
+		default:
+			return nil, d.malformed(at, "field %s.%s has type code 0x%02x", class, f.Name, f.Type)
+		}
+	}
+	return fields, nil
+}
+
+// readProxyClassDesc reads a TC_PROXYCLASSDESC whose type code has been
+// read: newHandle count interfaceNames classAnnotation superClassDesc.
+func (d *Decoder) readProxyClassDesc() (*ClassDesc, error) {
+	cd := &ClassDesc{Proxy: true, Flags: FlagSerializable}
+	if err := d.newHandle(cd); err != nil {
+		return nil, err
+	}
+	start := d.pos
+	n, err := d.i32("proxy interface count")
+	if err != nil {
+		return nil, err
+	}
+	if n < 0 || n > 65535 {
+		return nil, d.malformed(start, "proxy with %d interfaces", n)
+	}
+	if left := len(d.buf) - d.pos; int(n)*2 > left {
+		return nil, d.truncated(start, "%d proxy interface names cannot fit in %d bytes", n, left)
+	}
+	cd.Interfaces = make([]string, n)
+	for i := range cd.Interfaces {
+		if cd.Interfaces[i], err = d.utf("proxy interface name"); err != nil {
+			return nil, err
+		}
+	}
+	return cd, d.readClassDescTail(cd)
+}
+
+// chain returns the descriptors of desc's hierarchy from the topmost
+// superclass down to desc.
+func (d *Decoder) chain(at int, desc *ClassDesc) ([]*ClassDesc, error) {
+	var c []*ClassDesc
+	for cd := desc; cd != nil; cd = cd.Super {
+		if len(c) >= d.opts.MaxDepth {
+			return nil, d.malformed(at, "superclass chain of %s loops or is longer than %d", desc.Name, d.opts.MaxDepth)
+		}
+		c = append(c, cd)
+	}
+	for i, j := 0, len(c)-1; i < j; i, j = i+1, j-1 {
+		c[i], c[j] = c[j], c[i]
+	}
+	return c, nil
+}

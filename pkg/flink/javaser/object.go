@@ -1,0 +1,221 @@
+package javaser
+
+import (
+	"encoding/binary"
+	"math"
+)
+
+// readNewObject reads a TC_OBJECT whose type code has been read:
+// classDesc newHandle classdata.
+func (d *Decoder) readNewObject() (Value, error) {
+	start := d.pos - 1
+	desc, err := d.readClassDesc()
+	if err != nil {
+		return nil, err
+	}
+	if desc == nil {
+		return nil, d.malformed(start, "object without a class descriptor")
+	}
+	obj := &Object{Class: desc, Offset: int64(start)}
+	if err := d.newHandle(obj); err != nil {
+		return nil, err
+	}
+	if desc.Has(FlagExternalizable) {
+		if !desc.Has(FlagBlockData) {
+			return nil, d.malformed(start, "externalizable %s written with stream protocol version 1 cannot be read without its class", desc.Name)
+		}
+		obj.External, err = d.readAnnotation()
+		return obj, err
+	}
+	chain, err := d.chain(start, desc)
+	if err != nil {
+		return nil, err
+	}
+	obj.Data = make([]ClassData, len(chain))
+	for i, cd := range chain {
+		if err := d.readClassData(&obj.Data[i], cd); err != nil {
+			return nil, err
+		}
+	}
+	return obj, nil
+}
+
+// readClassData reads the field values of one class of an object's
+// hierarchy and, if the class has a writeObject method, its annotation.
+func (d *Decoder) readClassData(data *ClassData, cd *ClassDesc) error {
+	data.Class = cd
+	if len(cd.Fields) > 0 {
+		data.Values = make([]Value, len(cd.Fields))
+	}
+	for i, f := range cd.Fields {
+		v, err := d.readFieldValue(f)
+		if err != nil {
+			return err
+		}
+		data.Values[i] = v
+	}
+	if cd.Has(FlagSerializable | FlagWriteMethod) {
+		a, err := d.readAnnotation()
+		if err != nil {
+			return err
+		}
+		data.Annotation = a
+	}
+	return nil
+}
+
+// primSize is the size on the wire of a primitive of each type code.
+var primSize = [256]int{'B': 1, 'C': 2, 'D': 8, 'F': 4, 'I': 4, 'J': 8, 'S': 2, 'Z': 1}
+
+func (d *Decoder) readFieldValue(f Field) (Value, error) {
+	if f.Type == 'L' || f.Type == '[' {
+		return d.readObject()
+	}
+	b, err := d.take(primSize[f.Type], "value of field "+f.Name)
+	if err != nil {
+		return nil, err
+	}
+	return primValue(f.Type, b), nil
+}
+
+// primValue converts the wire bytes of a primitive of type code t.
+func primValue(t byte, b []byte) Value {
+	switch t {
+	case 'B':
+		return int8(b[0])
+	case 'C':
+		return Char(binary.BigEndian.Uint16(b))
+	case 'D':
+		return math.Float64frombits(binary.BigEndian.Uint64(b))
+	case 'F':
+		return math.Float32frombits(binary.BigEndian.Uint32(b))
+	case 'I':
+		return int32(binary.BigEndian.Uint32(b))
+	case 'J':
+		return int64(binary.BigEndian.Uint64(b))
+	case 'S':
+		return int16(binary.BigEndian.Uint16(b))
+	}
+	return b[0] != 0
+}
+
+// readArray reads a TC_ARRAY whose type code has been read:
+// classDesc newHandle size values.
+func (d *Decoder) readArray() (Value, error) {
+	start := d.pos - 1
+	desc, err := d.readClassDesc()
+	if err != nil {
+		return nil, err
+	}
+	if desc == nil || len(desc.Name) < 2 || desc.Name[0] != '[' {
+		return nil, d.malformed(start, "array of %s", descName(desc))
+	}
+	arr := &Array{Class: desc}
+	if err := d.newHandle(arr); err != nil {
+		return nil, err
+	}
+	at := d.pos
+	n32, err := d.i32("array length")
+	if err != nil {
+		return nil, err
+	}
+	if n32 < 0 {
+		return nil, d.malformed(at, "array length %d", n32)
+	}
+	n := int(n32)
+	if n > d.opts.MaxArrayLength {
+		return nil, d.limit(at, "array of %d elements, more than %d", n, d.opts.MaxArrayLength)
+	}
+	elem := desc.Name[1]
+	if elem == 'L' || elem == '[' {
+		arr.Data, err = d.readObjectElements(at, n)
+		return arr, err
+	}
+	size := primSize[elem]
+	if size == 0 {
+		return nil, d.malformed(start, "array class %q", desc.Name)
+	}
+	if left := len(d.buf) - d.pos; int64(n)*int64(size) > int64(left) {
+		return nil, d.truncated(at, "array of %d %s needs %d bytes, %d left", n, desc.Name, int64(n)*int64(size), left)
+	}
+	b := d.buf[d.pos : d.pos+n*size]
+	d.pos += n * size
+	arr.Data = primArray(elem, b, n)
+	return arr, nil
+}
+
+func (d *Decoder) readObjectElements(at, n int) ([]Value, error) {
+	// Every element takes at least one byte (TC_NULL).
+	if left := len(d.buf) - d.pos; n > left {
+		return nil, d.truncated(at, "array of %d objects, %d bytes left", n, left)
+	}
+	vals := make([]Value, n)
+	for i := range vals {
+		v, err := d.readObject()
+		if err != nil {
+			return nil, err
+		}
+		vals[i] = v
+	}
+	return vals, nil
+}
+
+// primArray converts the wire bytes of n primitives of type code t.
+func primArray(t byte, b []byte, n int) any {
+	be := binary.BigEndian
+	switch t {
+	case 'B':
+		return append([]byte(nil), b...)
+	case 'Z':
+		out := make([]bool, n)
+		for i := range out {
+			out[i] = b[i] != 0
+		}
+		return out
+	case 'C':
+		out := make([]Char, n)
+		for i := range out {
+			out[i] = Char(be.Uint16(b[2*i:]))
+		}
+		return out
+	case 'S':
+		out := make([]int16, n)
+		for i := range out {
+			out[i] = int16(be.Uint16(b[2*i:]))
+		}
+		return out
+	case 'I':
+		out := make([]int32, n)
+		for i := range out {
+			out[i] = int32(be.Uint32(b[4*i:]))
+		}
+		return out
+	case 'F':
+		out := make([]float32, n)
+		for i := range out {
+			out[i] = math.Float32frombits(be.Uint32(b[4*i:]))
+		}
+		return out
+	case 'J':
+		out := make([]int64, n)
+		for i := range out {
+			out[i] = int64(be.Uint64(b[8*i:]))
+		}
+		return out
+	}
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = math.Float64frombits(be.Uint64(b[8*i:]))
+	}
+	return out
+}
+
+func descName(cd *ClassDesc) string {
+	if cd == nil {
+		return "no class"
+	}
+	if cd.Proxy {
+		return "a proxy class"
+	}
+	return cd.Name
+}
