@@ -32,6 +32,10 @@ type WriterOptions struct {
 	Clock Clock
 	// Retry governs failed uploads.
 	Retry RetryPolicy
+	// BeforeUpload, when set, is called with a segment's key after the
+	// fencing check and before the upload: tests pause a master there to
+	// let another claim the next epoch in between.
+	BeforeUpload func(key string)
 }
 
 // RetryPolicy governs how a failed upload is retried: with exponential
@@ -413,6 +417,9 @@ func (w *Writer) tryUpload(ctx context.Context, key string, data []byte) error {
 	}
 	if newest > w.epoch {
 		return ErrFenced
+	}
+	if w.opts.BeforeUpload != nil {
+		w.opts.BeforeUpload(key)
 	}
 	err = w.log.createOnce(ctx, key, data, contentTypeParquet)
 	if errors.Is(err, ErrExists) || !isRetryable(err) {

@@ -101,6 +101,13 @@ func (s *sink) Commit(ctx context.Context, vc *VertexContext, attempts []Subtask
 		src := stagingKey(vc.Job, vc.Vertex, a.Subtask, a.Attempt)
 		if err := b.Copy(ctx, s.finalKey(a.Subtask), src, nil); err != nil {
 			if gcerrors.Code(err) == gcerrors.NotFound {
+				// A master that committed and cleaned up, and whose
+				// job_finished was then lost (a torn last segment) or
+				// fenced, leaves the final object and no staging: the
+				// output is committed already.
+				if ok, xerr := b.Exists(ctx, s.finalKey(a.Subtask)); xerr == nil && ok {
+					continue
+				}
 				return fmt.Errorf("commit %s/%d: staging object %s is missing", vc.Vertex, a.Subtask, src)
 			}
 			return fmt.Errorf("commit %s/%d: %w", vc.Vertex, a.Subtask, err)

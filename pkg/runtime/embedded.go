@@ -152,22 +152,15 @@ func Resume(ctx context.Context, opts Options) (*Summary, error) {
 
 // runEpoch runs the epoch st began, with in-process workers.
 func runEpoch(ctx context.Context, log *blob.Log, st *epochStart, opts Options) (*Summary, error) {
-	start := time.Now()
 	spec := st.spec
 	buckets := newBucketOpener(opts.Dir)
 	defer buckets.Close()
 	if st.finished != "" {
-		fmt.Fprintf(opts.Stderr, "jobevent: job %s already %s (seq %d); nothing to run\n", spec.Job, st.finished, st.lastSeq)
-		vc := func(v *VertexSpec) *VertexContext {
-			return &VertexContext{Job: spec.Job, Vertex: v.ID, buckets: buckets}
-		}
-		// The master may have died between job_finished and its cleanup:
-		// repeat it (both steps are idempotent).
-		finishCleanup(ctx, spec, vc, opts.WorkDir, logger(opts.Stderr, "master"))
-		return endedSummary(st, log.URL(), vc, start), nil
+		return endedEpoch(ctx, log, st, buckets, opts.WorkDir, opts.Stderr), nil
 	}
 	w := log.NewWriter(st.epoch, st.startSeq, blob.WriterOptions{
 		BufferSize: spec.Settings.WriteBufferSize, FlushInterval: spec.Settings.WriteBufferFlushInterval, Clock: opts.Clock,
+		BeforeUpload: beforeUpload(ctx),
 	})
 	// jobevent cancel is seen at a heartbeat and cancels jobCtx.
 	jobCtx, stopJob := context.WithCancel(ctx)
@@ -177,7 +170,7 @@ func runEpoch(ctx context.Context, log *blob.Log, st *epochStart, opts Options) 
 		recovering: st.recovering, fullRestart: st.fullRestart,
 		clock: opts.Clock, seeded: opts.Seeded, seed: opts.Seed, crashAfter: opts.CrashAfterSeq,
 		stderr: opts.Stderr, buckets: buckets, expectWorkers: opts.Workers,
-		heartbeat: watchingHeartbeat(log, st.epoch, stopJob),
+		heartbeat: watchingHeartbeat(log, st.epoch, stopJob), holds: holdsEpoch(log, st.epoch),
 	}
 	sum, err := runCluster(jobCtx, cfg, opts)
 	return endEpoch(ctx, log, w, st, opts.CompactOnFinish, opts.Stderr, sum, err)
@@ -203,6 +196,21 @@ func endEpoch(ctx context.Context, log *blob.Log, w *blob.Writer, st *epochStart
 		sum.Status = statusOf(sum.Status, err)
 	}
 	return sum, err
+}
+
+// endedEpoch describes a job the log shows ended, and repeats its cleanup:
+// the master that ended it may have died between job_finished and its
+// cleanup, or been fenced after job_finished (both steps are idempotent).
+// workDir is the embedded workers' directory, empty for worker processes.
+func endedEpoch(ctx context.Context, log *blob.Log, st *epochStart, buckets *bucketOpener, workDir string, stderr io.Writer) *Summary {
+	start := time.Now()
+	spec := st.spec
+	fmt.Fprintf(stderr, "jobevent: job %s already %s (seq %d); nothing to run\n", spec.Job, st.finished, st.lastSeq)
+	vc := func(v *VertexSpec) *VertexContext {
+		return &VertexContext{Job: spec.Job, Vertex: v.ID, buckets: buckets}
+	}
+	finishCleanup(ctx, spec, vc, workDir, logger(stderr, "master"))
+	return endedSummary(st, log.URL(), vc, start)
 }
 
 // finishCleanup deletes what an ended job leaves behind: the sinks'

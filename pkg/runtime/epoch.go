@@ -163,7 +163,11 @@ func recoveryEpoch(ctx context.Context, log *blob.Log, given *Spec, addr string,
 		}
 	}
 	st.epoch = next
+	pauseAt(ctx, "claim")
 	if err := claim(ctx, log, blob.EpochInfo{Epoch: next, Master: addr, StartSeq: st.startSeq}); err != nil {
+		return nil, err
+	}
+	if err := adoptFencedEnd(ctx, log, st, addr, warn); err != nil {
 		return nil, err
 	}
 	return st, nil

@@ -102,6 +102,9 @@ type masterConfig struct {
 	stderr      io.Writer
 	buckets     *bucketOpener
 	heartbeat   func(ctx context.Context) error
+	// holds checks that no newer epoch has been claimed; nil: the log
+	// has no epochs (a NullLog run), so the master always holds the job.
+	holds func(ctx context.Context) error
 	// expectWorkers is how many workers the master waits for at the start
 	// of recovery before it may stop waiting early (0: no minimum).
 	expectWorkers int

@@ -273,6 +273,7 @@ func (m *master) finishJob(ctx context.Context) error {
 	if err := m.flush(ctx); err != nil {
 		return err
 	}
+	pauseAt(ctx, "commit")
 	if err := m.commit(ctx); err != nil {
 		return m.failJob(ctx, fmt.Errorf("commit output: %w", err))
 	}
@@ -282,8 +283,7 @@ func (m *master) finishJob(ctx context.Context) error {
 	if err := m.flush(ctx); err != nil {
 		return err
 	}
-	m.cleanup(ctx)
-	return errStop
+	return m.cleanupIfHeld(ctx, errStop)
 }
 
 // commit hands every committer the winning attempt of each subtask.
@@ -338,8 +338,7 @@ func (m *master) failJob(ctx context.Context, cause error) error {
 	if err := m.flush(ctx); err != nil {
 		return err
 	}
-	m.cleanup(ctx)
-	return &JobError{Job: m.job, Status: format.StatusFailed, Err: cause.Error()}
+	return m.cleanupIfHeld(ctx, &JobError{Job: m.job, Status: format.StatusFailed, Err: cause.Error()})
 }
 
 // cancelJob ends the job canceled (SIGTERM, or the caller's context).
@@ -353,8 +352,7 @@ func (m *master) cancelJob() error {
 	if err := m.flush(ctx); err != nil {
 		return err
 	}
-	m.cleanup(ctx)
-	return &JobError{Job: m.job, Status: format.StatusCanceled}
+	return m.cleanupIfHeld(ctx, &JobError{Job: m.job, Status: format.StatusCanceled})
 }
 
 // cancelAll cancels every running attempt.

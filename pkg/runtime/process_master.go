@@ -117,15 +117,11 @@ func runProcessEpoch(ctx context.Context, log *blob.Log, st *epochStart, opts Ma
 	buckets := newBucketOpener(opts.Dir)
 	defer buckets.Close()
 	if st.finished != "" {
-		fmt.Fprintf(opts.Stderr, "jobevent: job %s already %s (seq %d); nothing to run\n", spec.Job, st.finished, st.lastSeq)
-		vc := func(v *VertexSpec) *VertexContext {
-			return &VertexContext{Job: spec.Job, Vertex: v.ID, buckets: buckets}
-		}
-		finishCleanup(ctx, spec, vc, "", logger(opts.Stderr, "master"))
-		return endedSummary(st, log.URL(), vc, time.Now()), nil
+		return endedEpoch(ctx, log, st, buckets, "", opts.Stderr), nil
 	}
 	w := log.NewWriter(st.epoch, st.startSeq, blob.WriterOptions{
 		BufferSize: spec.Settings.WriteBufferSize, FlushInterval: spec.Settings.WriteBufferFlushInterval, Clock: opts.Clock,
+		BeforeUpload: beforeUpload(ctx),
 	})
 	// jobevent cancel is seen at a heartbeat and cancels jobCtx.
 	jobCtx, stopJob := context.WithCancel(ctx)
@@ -134,7 +130,7 @@ func runProcessEpoch(ctx context.Context, log *blob.Log, st *epochStart, opts Ma
 		spec: spec, epoch: st.epoch, addr: addr, log: w, state: st.state,
 		recovering: st.recovering, fullRestart: st.fullRestart, clock: opts.Clock,
 		crashAfter: opts.CrashAfterSeq, stderr: opts.Stderr, buckets: buckets,
-		heartbeat: watchingHeartbeat(log, st.epoch, stopJob),
+		heartbeat: watchingHeartbeat(log, st.epoch, stopJob), holds: holdsEpoch(log, st.epoch),
 	})
 	srv.attach(m)
 	stopWatch := srv.watchWorkers(ctx, spec.Settings)
