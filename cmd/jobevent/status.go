@@ -26,12 +26,13 @@ func newStatusCommand() *cli.Command {
 			"   jobevent status file:///var/lib/jobevent?prefix=jobs/wordcount/\n" +
 			"   jobevent status gs://ops-logs?prefix=jobs/wordcount/ --format json | jq .heartbeat",
 		Description: "Prints which master and epoch hold the job (the newest epoch object), how long ago that\n" +
-			"master last wrote its heartbeat (judged by the bucket's modification times alone, never by\n" +
-			"this machine's clock) and whether that is past --heartbeat-timeout (the runtime's\n" +
-			"heartbeat.timeout, after which a standby takes over); the progress from a replay of the\n" +
-			"log (events, last seq, finished subtasks out of those known); and the recording health:\n" +
-			"a torn tail, rows of fenced masters, unknown objects, corruption. Corruption is printed\n" +
-			"and ends the command with exit code 2.",
+			"master last wrote its heartbeat (the heartbeat object's modification time as the bucket\n" +
+			"reports it, aged by this machine's clock) and whether that is past --heartbeat-timeout\n" +
+			"(the runtime's heartbeat.timeout, after which a standby takes over; a standby judges by\n" +
+			"the bucket's clock alone); the progress from a replay of the log (events, last seq,\n" +
+			"finished subtasks out of those known); and the recording health: a torn tail, rows of\n" +
+			"fenced masters, unknown objects, corruption. Status only reads: read-only credentials\n" +
+			"are enough. Corruption is printed and ends the command with exit code 2.",
 		Flags: []cli.Flag{
 			&cli.DurationFlag{Name: "heartbeat-timeout", Usage: "a heartbeat older than `DURATION` is stale",
 				Value: runtime.DefaultSettings().HeartbeatTimeout},
@@ -139,13 +140,17 @@ func fillEpoch(ctx context.Context, arg string, timeout time.Duration, st *jobSt
 	}
 	e := epochs[len(epochs)-1]
 	st.Epoch, st.Master, st.StartSeq = e.Epoch, e.Master, e.StartSeq
-	age, err := log.HeartbeatAge(ctx, e.Epoch)
+	// Read-only: the heartbeat's time as the bucket reports it, aged by
+	// this machine's clock (a master judging a stale peer uses the
+	// bucket's clock alone, which takes a write).
+	last, err := log.HeartbeatTime(ctx, e.Epoch)
 	if errors.Is(err, blob.ErrNotFound) {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
+	age := max(time.Since(last), 0)
 	secs := age.Seconds()
 	st.HeartbeatAgeSeconds = &secs
 	st.Heartbeat = "alive"

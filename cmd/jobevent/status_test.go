@@ -3,8 +3,11 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -117,4 +120,39 @@ func TestCloud_MissingCredentials(t *testing.T) {
 		"jobevent: s3://ops-logs: no AWS credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or AWS_PROFILE), or use an instance role")
 	runCLI(t, "status", "azblob://ops-logs?prefix=jobs/wc/").wantOneLineError(t, 2,
 		"jobevent: azblob://ops-logs: no Azure credentials (no storage account): set AZURE_STORAGE_ACCOUNT and AZURE_STORAGE_KEY")
+}
+
+// TestStatus_ReadOnly: status reads a log and writes nothing to it, so
+// read-only credentials are enough: the log's tree is the same after.
+func TestStatus_ReadOnly(t *testing.T) {
+	dir := t.TempDir()
+	runCLI(t, "import", logPath("running.jsonl"), dir).wantCode(t, 0)
+	l, err := blob.Open(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Heartbeat(context.Background(), 1); err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	tree := func() []string {
+		var out []string
+		filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			info, err := d.Info()
+			if err != nil {
+				return err
+			}
+			out = append(out, fmt.Sprintf("%s %d %v", path, info.Size(), info.ModTime()))
+			return nil
+		})
+		return out
+	}
+	before := tree()
+	runCLI(t, "status", dir, "--format", "json").wantCode(t, 0)
+	if after := tree(); !reflect.DeepEqual(after, before) {
+		t.Fatalf("status changed the log's tree:\nbefore %v\nafter  %v", before, after)
+	}
 }

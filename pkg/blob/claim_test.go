@@ -83,3 +83,46 @@ func TestClaimEpoch_Claimant(t *testing.T) {
 		t.Fatalf("claimants = %q, %q, want two different 32-hex nonces drawn by ClaimEpoch", a, b)
 	}
 }
+
+// readOnlyStore refuses every write, as a bucket does to read-only
+// credentials.
+type readOnlyStore struct{ objectStore }
+
+func (readOnlyStore) create(ctx context.Context, key string, data []byte, contentType string) error {
+	return fmt.Errorf("write %s: %w", key, ErrAccessDenied)
+}
+
+func (readOnlyStore) put(ctx context.Context, key string, data []byte, contentType string) error {
+	return fmt.Errorf("write %s: %w", key, ErrAccessDenied)
+}
+
+func (readOnlyStore) delete(ctx context.Context, key string) error {
+	return fmt.Errorf("delete %s: %w", key, ErrAccessDenied)
+}
+
+// TestHeartbeatTime_ReadOnly: what `jobevent status` reads of a heartbeat
+// needs no write access (HeartbeatAge writes a probe object).
+func TestHeartbeatTime_ReadOnly(t *testing.T) {
+	l, err := Create(ctx, uniqueMem("hb-readonly"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if err := l.ClaimEpoch(ctx, EpochInfo{Epoch: 1, Master: "m", StartSeq: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Heartbeat(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	l.store = readOnlyStore{l.store}
+	if _, err := l.HeartbeatAge(ctx, 1); !errors.Is(err, ErrAccessDenied) {
+		t.Fatalf("HeartbeatAge on a read-only bucket: %v, want ErrAccessDenied (it writes a probe)", err)
+	}
+	got, err := l.HeartbeatTime(ctx, 1)
+	if err != nil || got.IsZero() {
+		t.Fatalf("HeartbeatTime = %v, %v; want the heartbeat's time", got, err)
+	}
+	if _, err := l.HeartbeatTime(ctx, 2); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("HeartbeatTime of an unclaimed epoch: %v, want ErrNotFound", err)
+	}
+}

@@ -176,10 +176,7 @@ func (l *Log) Heartbeat(ctx context.Context, epoch int32) error {
 // neither object returns an error wrapping ErrNotFound. The resolution is
 // the backend's (one second on S3).
 func (l *Log) HeartbeatAge(ctx context.Context, epoch int32) (time.Duration, error) {
-	hb, err := l.store.stat(ctx, heartbeatKey(epoch))
-	if errors.Is(err, ErrNotFound) {
-		hb, err = l.store.stat(ctx, epochKey(epoch))
-	}
+	last, err := l.HeartbeatTime(ctx, epoch)
 	if err != nil {
 		return 0, fmt.Errorf("heartbeat age of epoch %d: %w", epoch, err)
 	}
@@ -187,11 +184,28 @@ func (l *Log) HeartbeatAge(ctx context.Context, epoch int32) (time.Duration, err
 	if err != nil {
 		return 0, fmt.Errorf("heartbeat age of epoch %d: %w", epoch, err)
 	}
-	age := now.Sub(hb.ModTime)
+	age := now.Sub(last)
 	if age < 0 {
 		age = 0
 	}
 	return age, nil
+}
+
+// HeartbeatTime returns the modification time, as the bucket reports it,
+// of the last heartbeat of epoch's master, or of its epoch object when it
+// never heartbeat. It only reads: readers without write access (`jobevent
+// status`) use it, and judge the age with their own clock, while masters
+// and standbys use HeartbeatAge. An epoch with neither object returns an
+// error wrapping ErrNotFound. Safe for concurrent use.
+func (l *Log) HeartbeatTime(ctx context.Context, epoch int32) (time.Time, error) {
+	hb, err := l.store.stat(ctx, heartbeatKey(epoch))
+	if errors.Is(err, ErrNotFound) {
+		hb, err = l.store.stat(ctx, epochKey(epoch))
+	}
+	if err != nil {
+		return time.Time{}, fmt.Errorf("heartbeat of epoch %d: %w", epoch, err)
+	}
+	return hb.ModTime, nil
 }
 
 // bucketNow writes, stats and deletes a probe object and returns the
