@@ -1,0 +1,174 @@
+package flink
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/jobevent/jobevent/pkg/flink/javaser"
+)
+
+// Class names of the Flink classes in job-events payloads.
+const (
+	classFinished        = "org.apache.flink.runtime.jobmaster.event.ExecutionVertexFinishedEvent"
+	classReset           = "org.apache.flink.runtime.jobmaster.event.ExecutionVertexResetEvent"
+	classInitialized     = "org.apache.flink.runtime.jobmaster.event.ExecutionJobVertexInitializedEvent"
+	classAbstractID      = "org.apache.flink.util.AbstractID"
+	classAttemptID       = "org.apache.flink.runtime.executiongraph.ExecutionAttemptID"
+	classVertexID        = "org.apache.flink.runtime.scheduler.strategy.ExecutionVertexID"
+	classLocation        = "org.apache.flink.runtime.taskmanager.TaskManagerLocation"
+	classResourceID      = "org.apache.flink.runtime.clusterframework.types.ResourceID"
+	classIOMetrics       = "org.apache.flink.runtime.executiongraph.IOMetrics"
+	classPartitionID     = "org.apache.flink.runtime.jobgraph.IntermediateResultPartitionID"
+	classPartitionBytes  = "org.apache.flink.runtime.executiongraph.ResultPartitionBytes"
+	classJobVertexInput  = "org.apache.flink.runtime.executiongraph.JobVertexInputInfo"
+	classVertexInput     = "org.apache.flink.runtime.executiongraph.ExecutionVertexInputInfo"
+	classIndexRange      = "org.apache.flink.runtime.executiongraph.IndexRange"
+	classDefaultSupplier = "org.apache.flink.runtime.taskmanager.TaskManagerLocation$DefaultHostNameSupplier"
+)
+
+// obj is a decoded object under a path that errors name, e.g.
+// "ExecutionVertexFinishedEvent.ioMetrics".
+type obj struct {
+	o    *javaser.Object
+	path string
+}
+
+// asObj checks that v is an object whose class is class or extends it.
+func asObj(v javaser.Value, class, path string) (obj, error) {
+	o, ok := v.(*javaser.Object)
+	if !ok {
+		return obj{}, fmt.Errorf("%s is %s, want an object of %s", path, describe(v), class)
+	}
+	if o.ClassData(class) == nil {
+		return obj{}, fmt.Errorf("%s is an object of %s, want %s", path, o.Class.Name, class)
+	}
+	return obj{o, path}, nil
+}
+
+// describe names a decoded value's kind for error messages.
+func describe(v javaser.Value) string {
+	switch v := v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "a string"
+	case *javaser.Object:
+		return "an object of " + v.Class.Name
+	case *javaser.Array:
+		return "an array " + v.Class.Name
+	}
+	return fmt.Sprintf("a %T", v)
+}
+
+func (b obj) value(name string) (javaser.Value, string, error) {
+	p := b.path + "." + name
+	v, ok := b.o.Field(name)
+	if !ok {
+		return nil, p, fmt.Errorf("%s: no such field in %s", p, b.o.Class.Name)
+	}
+	return v, p, nil
+}
+
+func (b obj) int32(name string) (int32, error) {
+	v, p, err := b.value(name)
+	if err != nil {
+		return 0, err
+	}
+	if i, ok := v.(int32); ok {
+		return i, nil
+	}
+	return 0, fmt.Errorf("%s is %s, want an int", p, describe(v))
+}
+
+func (b obj) int64(name string) (int64, error) {
+	v, p, err := b.value(name)
+	if err != nil {
+		return 0, err
+	}
+	if i, ok := v.(int64); ok {
+		return i, nil
+	}
+	return 0, fmt.Errorf("%s is %s, want a long", p, describe(v))
+}
+
+func (b obj) float64(name string) (float64, error) {
+	v, p, err := b.value(name)
+	if err != nil {
+		return 0, err
+	}
+	if f, ok := v.(float64); ok {
+		return f, nil
+	}
+	return 0, fmt.Errorf("%s is %s, want a double", p, describe(v))
+}
+
+// string returns a String field; null is "".
+func (b obj) string(name string) (string, error) {
+	v, p, err := b.value(name)
+	if err != nil || v == nil {
+		return "", err
+	}
+	if s, ok := v.(string); ok {
+		return s, nil
+	}
+	return "", fmt.Errorf("%s is %s, want a string", p, describe(v))
+}
+
+func (b obj) object(name, class string) (obj, error) {
+	v, p, err := b.value(name)
+	if err != nil {
+		return obj{}, err
+	}
+	return asObj(v, class, p)
+}
+
+func (b obj) id(name string) (ID, error) {
+	v, p, err := b.value(name)
+	if err != nil {
+		return ID{}, err
+	}
+	return abstractID(v, p)
+}
+
+// abstractID reads any subclass of org.apache.flink.util.AbstractID.
+func abstractID(v javaser.Value, path string) (ID, error) {
+	o, err := asObj(v, classAbstractID, path)
+	if err != nil {
+		return ID{}, err
+	}
+	lo, err := o.int64("lowerPart")
+	if err != nil {
+		return ID{}, err
+	}
+	hi, err := o.int64("upperPart")
+	return ID{Lower: lo, Upper: hi}, err
+}
+
+func (b obj) mapEntries(name string) ([]javaser.Entry, string, error) {
+	v, p, err := b.value(name)
+	if err != nil || v == nil {
+		return nil, p, err
+	}
+	entries, err := javaser.AsMap(v)
+	if err != nil {
+		return nil, p, fmt.Errorf("%s: %w", p, err)
+	}
+	return entries, p, nil
+}
+
+func (b obj) list(name string) ([]javaser.Value, string, error) {
+	v, p, err := b.value(name)
+	if err != nil {
+		return nil, p, err
+	}
+	elems, err := javaser.AsList(v)
+	if err != nil {
+		return nil, p, fmt.Errorf("%s: %w", p, err)
+	}
+	return elems, p, nil
+}
+
+// shortName returns a class name without its package, for error paths.
+func shortName(class string) string {
+	return class[strings.LastIndexByte(class, '.')+1:]
+}

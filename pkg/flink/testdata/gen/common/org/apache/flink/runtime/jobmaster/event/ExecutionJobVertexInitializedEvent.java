@@ -1,0 +1,18 @@
+package org.apache.flink.runtime.jobmaster.event;
+
+import java.util.Map;
+import org.apache.flink.runtime.executiongraph.JobVertexInputInfo;
+import org.apache.flink.runtime.jobgraph.IntermediateDataSetID;
+import org.apache.flink.runtime.jobgraph.JobVertexID;
+
+public class ExecutionJobVertexInitializedEvent implements JobEvent {
+    private final JobVertexID jobVertexId;
+    private final int parallelism;
+    private final Map<IntermediateDataSetID, JobVertexInputInfo> jobVertexInputInfos;
+
+    public ExecutionJobVertexInitializedEvent(JobVertexID v, int p, Map<IntermediateDataSetID, JobVertexInputInfo> in) {
+        this.jobVertexId = v;
+        this.parallelism = p;
+        this.jobVertexInputInfos = in;
+    }
+}

@@ -1,0 +1,3 @@
+package org.apache.flink.runtime.jobmaster.event;
+
+public interface JobEvent extends java.io.Serializable {}

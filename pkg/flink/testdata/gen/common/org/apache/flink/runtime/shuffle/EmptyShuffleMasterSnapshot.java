@@ -1,0 +1,3 @@
+package org.apache.flink.runtime.shuffle;
+
+public class EmptyShuffleMasterSnapshot implements java.io.Serializable {}
