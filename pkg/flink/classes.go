@@ -2,6 +2,7 @@ package flink
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/jobevent/jobevent/pkg/flink/javaser"
@@ -40,7 +41,7 @@ func asObj(v javaser.Value, class, path string) (obj, error) {
 		return obj{}, fmt.Errorf("%s is %s, want an object of %s", path, describe(v), class)
 	}
 	if o.ClassData(class) == nil {
-		return obj{}, fmt.Errorf("%s is an object of %s, want %s", path, o.Class.Name, class)
+		return obj{}, fmt.Errorf("%s is an object of %s, want %s", path, printable(o.Class.Name), class)
 	}
 	return obj{o, path}, nil
 }
@@ -53,9 +54,9 @@ func describe(v javaser.Value) string {
 	case string:
 		return "a string"
 	case *javaser.Object:
-		return "an object of " + v.Class.Name
+		return "an object of " + printable(v.Class.Name)
 	case *javaser.Array:
-		return "an array " + v.Class.Name
+		return "an array " + printable(v.Class.Name)
 	}
 	return fmt.Sprintf("a %T", v)
 }
@@ -64,7 +65,7 @@ func (b obj) value(name string) (javaser.Value, string, error) {
 	p := b.path + "." + name
 	v, ok := b.o.Field(name)
 	if !ok {
-		return nil, p, fmt.Errorf("%s: no such field in %s", p, b.o.Class.Name)
+		return nil, p, fmt.Errorf("%s: no such field in %s", p, printable(b.o.Class.Name))
 	}
 	return v, p, nil
 }
@@ -171,4 +172,16 @@ func (b obj) list(name string) ([]javaser.Value, string, error) {
 // shortName returns a class name without its package, for error paths.
 func shortName(class string) string {
 	return class[strings.LastIndexByte(class, '.')+1:]
+}
+
+// printable returns a name from a stream for an error message: as is when
+// it holds no control characters, else quoted, so that errors stay on one
+// line.
+func printable(s string) string {
+	for _, c := range s {
+		if c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0) || c == 0x2028 || c == 0x2029 {
+			return strconv.Quote(s)
+		}
+	}
+	return s
 }

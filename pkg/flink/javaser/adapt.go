@@ -122,10 +122,11 @@ func AsBoxed(v Value) (Value, error) {
 	if !ok || boxed[o.Class.Name] == 0 {
 		return nil, notAdapted(v, "a boxed primitive")
 	}
-	cd := o.ClassData(o.Class.Name)
-	for i, f := range cd.Class.Fields {
-		if f.Name == "value" && f.Type == boxed[o.Class.Name] {
-			return cd.Values[i], nil
+	if cd := o.ClassData(o.Class.Name); cd != nil {
+		for i, f := range cd.Class.Fields {
+			if f.Name == "value" && f.Type == boxed[o.Class.Name] && i < len(cd.Values) {
+				return cd.Values[i], nil
+			}
 		}
 	}
 	return nil, badForm(o, "no primitive field value")
@@ -199,7 +200,7 @@ func fieldOf(o *Object, class, name string) Value {
 		return nil
 	}
 	for i, f := range cd.Class.Fields {
-		if f.Name == name {
+		if f.Name == name && i < len(cd.Values) {
 			return cd.Values[i]
 		}
 	}
@@ -211,5 +212,5 @@ func notAdapted(v Value, what string) error {
 }
 
 func badForm(o *Object, format string, args ...any) error {
-	return &DecodeError{Offset: o.Offset, Kind: ErrMalformed, Detail: o.Class.Name + ": " + fmt.Sprintf(format, args...)}
+	return &DecodeError{Offset: o.Offset, Kind: ErrMalformed, Detail: printable(o.Class.Name) + ": " + fmt.Sprintf(format, args...)}
 }

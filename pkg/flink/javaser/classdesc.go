@@ -46,14 +46,14 @@ func (d *Decoder) readNewClassDesc() (*ClassDesc, error) {
 		return nil, err
 	}
 	cd := &ClassDesc{Name: name, SerialVersionUID: suid}
-	if err := d.newHandle(cd); err != nil {
+	if err := d.newHandle(start, cd); err != nil {
 		return nil, err
 	}
 	if cd.Flags, err = d.u8("class descriptor flags"); err != nil {
 		return nil, err
 	}
 	if cd.Has(FlagSerializable) && cd.Has(FlagExternalizable) {
-		return nil, d.malformed(start, "class %s is flagged both serializable and externalizable", name)
+		return nil, d.malformed(start, "class %s is flagged both serializable and externalizable", printable(name))
 	}
 	if cd.Fields, err = d.readFields(name); err != nil {
 		return nil, err
@@ -80,7 +80,7 @@ func (d *Decoder) readFields(class string) ([]Field, error) {
 	}
 	// A field takes at least 3 bytes: its type code and a name length.
 	if left := len(d.buf) - d.pos; int(n)*3 > left {
-		return nil, d.truncated(start, "%d fields of %s cannot fit in %d bytes", n, class, left)
+		return nil, d.truncated(start, "%d fields of %s cannot fit in %d bytes", n, printable(class), left)
 	}
 	fields := make([]Field, n)
 	for i := range fields {
@@ -100,11 +100,11 @@ func (d *Decoder) readFields(class string) ([]Field, error) {
 				return nil, err
 			}
 			if sig == nil {
-				return nil, d.malformed(at, "field %s.%s without a type", class, f.Name)
+				return nil, d.malformed(at, "field %s.%s without a type", printable(class), printable(f.Name))
 			}
 			f.ClassName = *sig
 		default:
-			return nil, d.malformed(at, "field %s.%s has type code 0x%02x", class, f.Name, f.Type)
+			return nil, d.malformed(at, "field %s.%s has type code 0x%02x", printable(class), printable(f.Name), f.Type)
 		}
 	}
 	return fields, nil
@@ -114,7 +114,7 @@ func (d *Decoder) readFields(class string) ([]Field, error) {
 // read: newHandle count interfaceNames classAnnotation superClassDesc.
 func (d *Decoder) readProxyClassDesc() (*ClassDesc, error) {
 	cd := &ClassDesc{Proxy: true, Flags: FlagSerializable}
-	if err := d.newHandle(cd); err != nil {
+	if err := d.newHandle(d.pos-1, cd); err != nil {
 		return nil, err
 	}
 	start := d.pos
@@ -143,7 +143,7 @@ func (d *Decoder) chain(at int, desc *ClassDesc) ([]*ClassDesc, error) {
 	var c []*ClassDesc
 	for cd := desc; cd != nil; cd = cd.Super {
 		if len(c) >= d.opts.MaxDepth {
-			return nil, d.malformed(at, "superclass chain of %s loops or is longer than %d", desc.Name, d.opts.MaxDepth)
+			return nil, d.malformed(at, "superclass chain of %s loops or is longer than %d", printable(desc.Name), d.opts.MaxDepth)
 		}
 		c = append(c, cd)
 	}

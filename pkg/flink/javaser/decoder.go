@@ -271,21 +271,22 @@ func (d *Decoder) readReference() (Value, error) {
 	return d.handles[i], nil
 }
 
-// newHandle assigns the next handle to v.
-func (d *Decoder) newHandle(v Value) error {
+// newHandle assigns the next handle to v, the content at offset at.
+func (d *Decoder) newHandle(at int, v Value) error {
 	if len(d.handles) >= d.opts.MaxHandles {
-		return d.limit(d.pos, "more than %d handles", d.opts.MaxHandles)
+		return d.limit(at, "more than %d handles", d.opts.MaxHandles)
 	}
 	d.handles = append(d.handles, v)
 	return nil
 }
 
 func (d *Decoder) readNewString(long bool) (Value, error) {
+	start := d.pos - 1
 	s, err := d.stringBody(long)
 	if err != nil {
 		return nil, err
 	}
-	if err := d.newHandle(s); err != nil {
+	if err := d.newHandle(start, s); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -425,7 +426,7 @@ func (d *Decoder) readClass(start int) (Value, error) {
 		return nil, d.malformed(start, "class without a descriptor")
 	}
 	c := &Class{Desc: desc}
-	if err := d.newHandle(c); err != nil {
+	if err := d.newHandle(start, c); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -440,7 +441,7 @@ func (d *Decoder) readEnum(start int) (Value, error) {
 		return nil, d.malformed(start, "enum constant without a class descriptor")
 	}
 	e := &Enum{Class: desc}
-	if err := d.newHandle(e); err != nil {
+	if err := d.newHandle(start, e); err != nil {
 		return nil, err
 	}
 	at := d.pos
@@ -449,7 +450,7 @@ func (d *Decoder) readEnum(start int) (Value, error) {
 		return nil, err
 	}
 	if name == nil {
-		return nil, d.malformed(at, "enum constant of %s without a name", desc.Name)
+		return nil, d.malformed(at, "enum constant of %s without a name", printable(desc.Name))
 	}
 	e.Name = *name
 	return e, nil
@@ -495,7 +496,7 @@ func kindOf(v Value) string {
 	case string:
 		return "a string"
 	case *Object:
-		return "an object of " + v.Class.Name
+		return "an object of " + printable(v.Class.Name)
 	case *Array:
 		return "an array"
 	case *Enum:

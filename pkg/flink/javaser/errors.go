@@ -3,6 +3,7 @@ package javaser
 import (
 	"errors"
 	"fmt"
+	"strconv"
 )
 
 // Sentinel errors of the package. Decoding errors are *DecodeError values
@@ -66,8 +67,20 @@ func describeThrowable(v Value) string {
 	}
 	if msg, ok := o.Field("detailMessage"); ok {
 		if s, ok := msg.(string); ok {
-			return o.Class.Name + ": " + s
+			return printable(o.Class.Name) + ": " + printable(s)
 		}
 	}
-	return o.Class.Name
+	return printable(o.Class.Name)
+}
+
+// printable returns s for messages: as is when it holds no control
+// characters, else quoted, so that an error stays on one line whatever
+// names the stream holds.
+func printable(s string) string {
+	for _, c := range s {
+		if c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0) || c == 0x2028 || c == 0x2029 {
+			return strconv.Quote(s)
+		}
+	}
+	return s
 }

@@ -17,12 +17,12 @@ func (d *Decoder) readNewObject() (Value, error) {
 		return nil, d.malformed(start, "object without a class descriptor")
 	}
 	obj := &Object{Class: desc, Offset: int64(start)}
-	if err := d.newHandle(obj); err != nil {
+	if err := d.newHandle(start, obj); err != nil {
 		return nil, err
 	}
 	if desc.Has(FlagExternalizable) {
 		if !desc.Has(FlagBlockData) {
-			return nil, d.malformed(start, "externalizable %s written with stream protocol version 1 cannot be read without its class", desc.Name)
+			return nil, d.malformed(start, "externalizable %s written with stream protocol version 1 cannot be read without its class", printable(desc.Name))
 		}
 		obj.External, err = d.readAnnotation()
 		return obj, err
@@ -71,7 +71,7 @@ func (d *Decoder) readFieldValue(f Field) (Value, error) {
 	if f.Type == 'L' || f.Type == '[' {
 		return d.readObject()
 	}
-	b, err := d.take(primSize[f.Type], "value of field "+f.Name)
+	b, err := d.take(primSize[f.Type], "value of field "+printable(f.Name))
 	if err != nil {
 		return nil, err
 	}
@@ -111,7 +111,7 @@ func (d *Decoder) readArray() (Value, error) {
 		return nil, d.malformed(start, "array of %s", descName(desc))
 	}
 	arr := &Array{Class: desc}
-	if err := d.newHandle(arr); err != nil {
+	if err := d.newHandle(start, arr); err != nil {
 		return nil, err
 	}
 	at := d.pos
@@ -136,7 +136,7 @@ func (d *Decoder) readArray() (Value, error) {
 		return nil, d.malformed(start, "array class %q", desc.Name)
 	}
 	if left := len(d.buf) - d.pos; int64(n)*int64(size) > int64(left) {
-		return nil, d.truncated(at, "array of %d %s needs %d bytes, %d left", n, desc.Name, int64(n)*int64(size), left)
+		return nil, d.truncated(at, "array of %d %s needs %d bytes, %d left", n, printable(desc.Name), int64(n)*int64(size), left)
 	}
 	b := d.buf[d.pos : d.pos+n*size]
 	d.pos += n * size
@@ -217,5 +217,5 @@ func descName(cd *ClassDesc) string {
 	if cd.Proxy {
 		return "a proxy class"
 	}
-	return cd.Name
+	return printable(cd.Name)
 }
