@@ -8,7 +8,7 @@ import (
 	"strings"
 )
 
-// Exit codes of the jobevent command (DESIGN.md §6).
+// Exit codes of the jobevent command (docs/cli.md).
 const (
 	exitOK       = 0
 	exitFindings = 1 // validate errors, diff differences, a failed job

@@ -31,7 +31,7 @@ func newReplayCommand() *cli.Command {
 			"   jobevent replay file:///var/lib/jobevent?prefix=jobs/wordcount/ --dry-run\n" +
 			"   jobevent replay testdata/logs/running.jsonl --dry-run --lost-worker w2\n" +
 			"   jobevent replay ./jobevents --dry-run --at 120 --format json | jq .summary",
-		Description: "Replays LOG and prints the recovery plan (DESIGN.md §5) as if the master died after\n" +
+		Description: "Replays LOG and prints the recovery plan (docs/recovery.md) as if the master died after\n" +
 			"event --at (default: the last one) — computed by replay.Plan, the function a recovering\n" +
 			"master calls. By default every recorded partition is available; --available FILE (a JSON\n" +
 			"list of {\"vertex\",\"subtask\",\"attempt\",\"consumer\",\"worker\"}) replaces that base,\n" +

@@ -10,7 +10,7 @@ import (
 	"testing"
 )
 
-// planView is the JSON form of a recovery plan (DESIGN.md §6).
+// planView is the JSON form of a recovery plan (docs/cli.md).
 type planView struct {
 	Job      string `json:"job"`
 	LastSeq  int64  `json:"last_seq"`

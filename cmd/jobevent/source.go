@@ -102,7 +102,7 @@ func (s *blobSource) Close() error {
 }
 
 // jsonlSource reads a canonical JSONL file with the fencing rule of the
-// blob reader (DESIGN.md §4): events of epoch e with a seq at or past the
+// blob reader (docs/format.md): events of epoch e with a seq at or past the
 // first seq of a later epoch were written by a fenced master and are
 // dropped with a notice. The first seq of each epoch comes from a first
 // pass over the file, so the rule holds whatever order the lines are in.

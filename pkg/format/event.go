@@ -10,7 +10,7 @@ import (
 // of a Parquet segment.
 type Kind string
 
-// The nine event kinds (DESIGN.md §3).
+// The nine event kinds (docs/format.md).
 const (
 	KindJobSubmitted      Kind = "job_submitted"
 	KindMasterStarted     Kind = "master_started"
@@ -66,7 +66,7 @@ const ReasonRecovery = "recovery"
 
 // Event is one state change of a job. It is a flat, sparse record: the
 // common fields are always set, and only the fields that belong to Kind are
-// meaningful (DESIGN.md §3). Codecs write exactly the fields of the kind.
+// meaningful (docs/format.md). Codecs write exactly the fields of the kind.
 type Event struct {
 	Seq   int64     // 1-based, +1 per event across the whole log
 	Time  time.Time // UTC, nanosecond precision

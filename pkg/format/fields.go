@@ -1,7 +1,7 @@
 package format
 
 // field identifies one kind-specific field of an event. The names and the
-// per-kind orders below are part of the format (DESIGN.md §3): canonical
+// per-kind orders below are part of the format (docs/format.md): canonical
 // JSONL writes a kind's fields in exactly this order.
 type field uint8
 

@@ -19,7 +19,7 @@ import (
 var ErrTimeRange = errors.New("jobevent/format: time out of range")
 
 // AppendJSON appends e as one line of canonical JSONL, trailing '\n'
-// included, and returns the extended buffer (DESIGN.md §3). Keys come in
+// included, and returns the extended buffer (docs/format.md). Keys come in
 // the order seq, time, epoch, kind, job, then the kind's fields; the kind's
 // fields are written even when zero, other fields never. An empty
 // coordinator is written as "none", an empty edge pattern as "all_to_all";

@@ -43,7 +43,7 @@ var unixEpoch = time.Unix(0, 0).UTC()
 
 // JSONReader reads events from JSONL, one per line, strictly (see
 // SyntaxError), and fills in what hand-written files may leave out
-// (DESIGN.md §3): a missing seq counts up from the previous event's (the
+// (docs/format.md): a missing seq counts up from the previous event's (the
 // first: 1); a missing epoch follows the master_started lines (1 before any,
 // and each master_started after the first without an epoch adds one); a
 // missing job is the job of the last job_submitted; a missing time repeats

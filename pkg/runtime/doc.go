@@ -2,7 +2,7 @@
 // schedules a DAG of vertices over workers, records every state change of
 // the job in an event log (pkg/blob), and, after a master failure, recovers
 // from the log plus the partitions the workers kept, rerunning only what
-// the recovery plan (replay.Plan, DESIGN.md §5) says.
+// the recovery plan (replay.Plan, docs/recovery.md) says.
 //
 // # Pieces
 //
@@ -31,7 +31,7 @@
 // key group range j of n from every producer; G is the consumer's
 // max_parallelism there, and for auto consumers, so that a parallelism
 // decided later still reads contiguous ranges. Pointwise edges follow
-// DESIGN.md §3 (floor when m ≥ n, ceiling when m < n); a producer feeding
+// docs/format.md (floor when m ≥ n, ceiling when m < n); a producer feeding
 // several consumers splits its groups between them.
 //
 // # Recovery

@@ -93,7 +93,7 @@ func (m *master) emit(e format.Event) error {
 // crashPoint returns the seq after which the master dies on purpose (0:
 // never). A log's job_submitted and the first master_started after it are
 // one unit: a crash point on job_submitted takes effect after the
-// master_started, so that every log starts with both (DESIGN.md §3).
+// master_started, so that every log starts with both (docs/format.md).
 func (m *master) crashPoint() int64 {
 	c := m.cfg.crashAfter
 	if c > 0 && c == m.submittedAt {
@@ -218,7 +218,7 @@ func (m *master) startEnumerator(ctx context.Context, v *vertexRun, state []byte
 }
 
 // autoParallelism decides the parallelism of an auto vertex from the bytes
-// of its input partitions (DESIGN.md §7): ⌈bytes / bytes-per-task⌉, at
+// of its input partitions (docs/recovery.md): ⌈bytes / bytes-per-task⌉, at
 // least 1, at most max_parallelism.
 func (m *master) autoParallelism(v *vertexRun) int32 {
 	var bytes int64

@@ -8,7 +8,7 @@ import (
 	"github.com/jobevent/jobevent/pkg/replay"
 )
 
-// recover starts a recovering epoch (DESIGN.md §5): master_started with
+// recover starts a recovering epoch (docs/recovery.md): master_started with
 // recovering true; wait for the workers of the previous epoch; plan with
 // exactly the partitions they reported; log the plan's resets; rebuild
 // the runtime status from the log; restore the coordinators; go on.

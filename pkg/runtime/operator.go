@@ -57,7 +57,7 @@ type SplitEnumerator interface {
 // of Flink's SupportsBatchSnapshot. A source whose enumerator implements it
 // is recorded as batch_snapshot; any other source as no_batch_snapshot, and
 // a recovering master must rerun all its subtasks unless every one had
-// finished (DESIGN.md §5 step 3).
+// finished (docs/recovery.md, step 3).
 type BatchSnapshotter interface {
 	// Snapshot returns the assignment state: which splits went to which
 	// subtask, and which are left.

@@ -51,7 +51,7 @@ func resetsOf(events []format.Event, reason string) []string {
 // after a recovering master kept it: the consumer reports
 // partition-not-found. A batch_snapshot source reruns only the producer;
 // a fully finished no_batch_snapshot source is deferred and reruns whole
-// (DESIGN.md §5 step 3).
+// (docs/recovery.md, step 3).
 func TestRecovery_PartitionNotFoundAfterRecovery(t *testing.T) {
 	cases := []struct {
 		job, source, consumer string

@@ -9,7 +9,7 @@ import (
 )
 
 // partID identifies a result partition: the producing attempt and the
-// consumer vertex (DESIGN.md §3). It is replay's PartitionID, so that what
+// consumer vertex (docs/format.md). It is replay's PartitionID, so that what
 // workers report is exactly what replay.Plan is given.
 type partID = replay.PartitionID
 

@@ -10,7 +10,7 @@ type inputSlice struct {
 }
 
 // edgeInputs returns the slices consumer j of n reads over an edge from m
-// producers whose partitions have groups key groups (DESIGN.md §3):
+// producers whose partitions have groups key groups (docs/format.md):
 //
 //   - all_to_all: every producer, key groups keyGroupRange(j, n, groups);
 //   - pointwise, m ≥ n: producers [⌊j·m/n⌋, ⌊(j+1)·m/n⌋), every group;

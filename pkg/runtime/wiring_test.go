@@ -6,7 +6,7 @@ import (
 	"github.com/jobevent/jobevent/pkg/format"
 )
 
-// TestEdgeInputs checks the wiring against DESIGN.md §3 by brute force:
+// TestEdgeInputs checks the wiring against docs/format.md by brute force:
 // pointwise m ≥ n, consumer j reads producers [⌊j·m/n⌋, ⌊(j+1)·m/n⌋);
 // m < n, producer i feeds consumers [⌈i·n/m⌉, ⌈(i+1)·n/m⌉); all-to-all,
 // every producer. Every key group of every producer's partition is read by
@@ -44,7 +44,7 @@ func TestEdgeInputs(t *testing.T) {
 }
 
 // feeds reports whether producer i of m feeds consumer j of n over a
-// pointwise edge, straight from DESIGN.md §3.
+// pointwise edge, straight from docs/format.md.
 func feeds(m, n, i, j int) bool {
 	if m >= n {
 		return j*m/n <= i && i < (j+1)*m/n

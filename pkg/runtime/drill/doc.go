@@ -1,6 +1,6 @@
 // Package drill runs failover drills: it proves, crash point by crash
 // point, that the recovery plan a dry run computes from the log is exactly
-// what a recovering master does (DESIGN.md §5 and §7).
+// what a recovering master does (docs/recovery.md).
 //
 // A drill of a job spec:
 //

@@ -25,7 +25,7 @@ import (
 //     available; and it is given whenever its consumer vertex is not
 //     initialized or a subtask reading it does not keep, unless step 2 or
 //     3 of the rule had reset the subtask already (trimmed, or its
-//     no_batch_snapshot vertex reruns whole): DESIGN.md §5 counts
+//     no_batch_snapshot vertex reruns whole): docs/recovery.md counts
 //     partitions as needed for FINISHED producers only;
 //   - downstream_of_reset: finished, and a subtask it reads does not keep.
 //
