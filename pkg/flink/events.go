@@ -17,7 +17,8 @@ const (
 // Event is the decoded payload of a record: *VertexFinished, *VertexReset
 // or *JobVertexInitialized.
 type Event interface {
-	recordType() int32
+	// RecordType returns the record type the event is written with.
+	RecordType() int32
 }
 
 // VertexFinished is an ExecutionVertexFinishedEvent (type 1): a subtask
@@ -45,7 +46,7 @@ type VertexFinished struct {
 	ShuffleMasterSnapshotClass string `json:"shuffle_master_snapshot_class,omitempty"`
 }
 
-func (*VertexFinished) recordType() int32 { return TypeVertexFinished }
+func (*VertexFinished) RecordType() int32 { return TypeVertexFinished }
 
 // TaskManagerLocation is where the attempt ran.
 type TaskManagerLocation struct {
@@ -103,7 +104,7 @@ type VertexReset struct {
 	Vertices []ExecutionVertexID `json:"vertices"`
 }
 
-func (*VertexReset) recordType() int32 { return TypeVertexReset }
+func (*VertexReset) RecordType() int32 { return TypeVertexReset }
 
 // JobVertexInitialized is an ExecutionJobVertexInitializedEvent (type 3):
 // a job vertex got its parallelism and the inputs of each subtask.
@@ -114,7 +115,7 @@ type JobVertexInitialized struct {
 	Inputs []VertexInput `json:"inputs"`
 }
 
-func (*JobVertexInitialized) recordType() int32 { return TypeJobVertexInitialized }
+func (*JobVertexInitialized) RecordType() int32 { return TypeJobVertexInitialized }
 
 // VertexInput is the JobVertexInputInfo of one consumed dataset.
 type VertexInput struct {

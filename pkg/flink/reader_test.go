@@ -37,6 +37,9 @@ func readAll(t *testing.T, fsys fs.FS) (lines []string, warnings []Warning, err 
 		if err != nil {
 			return lines, r.Warnings(), err
 		}
+		if rec.Event.RecordType() != rec.Type {
+			t.Fatalf("%s@%d: event of type %d in a record of type %d", rec.File, rec.Offset, rec.Event.RecordType(), rec.Type)
+		}
 		lines = append(lines, renderRecord(rec))
 	}
 }

@@ -16,7 +16,7 @@ func decodeModifiedUTF8(b []byte) (s string, ok bool) {
 		}
 	}
 	if ascii {
-		return string(b), true
+		return intern(b), true
 	}
 	units := make([]uint16, 0, len(b))
 	for i := 0; i < len(b); {

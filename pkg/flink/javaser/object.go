@@ -71,11 +71,12 @@ func (d *Decoder) readFieldValue(f Field) (Value, error) {
 	if f.Type == 'L' || f.Type == '[' {
 		return d.readObject()
 	}
-	b, err := d.take(primSize[f.Type], "value of field "+printable(f.Name))
-	if err != nil {
-		return nil, err
+	n := primSize[f.Type]
+	if len(d.buf)-d.pos < n {
+		return nil, d.truncated(d.pos, "value of field %s cut short", printable(f.Name))
 	}
-	return primValue(f.Type, b), nil
+	d.pos += n
+	return primValue(f.Type, d.buf[d.pos-n:d.pos]), nil
 }
 
 // primValue converts the wire bytes of a primitive of type code t.

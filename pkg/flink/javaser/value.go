@@ -48,7 +48,8 @@ type ClassDesc struct {
 	// SerialVersionUID is the class's stream unique identifier; 0 for a
 	// proxy and for enums.
 	SerialVersionUID int64
-	// Flags holds the Flag* bits.
+	// Flags holds the Flag* bits (for a proxy, which has none on the wire,
+	// FlagSerializable).
 	Flags byte
 	// Fields are the serializable fields in stream order: primitive fields
 	// sorted by name, then object fields sorted by name.
