@@ -164,7 +164,7 @@ func (d *Decoder) readTopBlocks() (BlockData, error) {
 
 // Decode returns every top-level content of the stream data, in order,
 // stopping at the first error (the contents before it are returned with
-// it). opts may be nil.
+// it). opts may be nil. It is safe for concurrent use.
 func Decode(data []byte, opts *Options) ([]Value, error) {
 	d, err := NewDecoder(data, opts)
 	if err != nil {
@@ -186,6 +186,7 @@ func Decode(data []byte, opts *Options) ([]Value, error) {
 // DecodeObject returns the first object of the stream data, as one
 // ObjectInputStream.readObject call does; bytes after it are not read.
 // Primitive data in its place is an ErrMalformed error. opts may be nil.
+// It is safe for concurrent use.
 func DecodeObject(data []byte, opts *Options) (Value, error) {
 	d, err := NewDecoder(data, opts)
 	if err != nil {
