@@ -14,8 +14,14 @@ import (
 // events.1): no input panics, every error is a one-line *CorruptError, and
 // every warning is one line.
 func FuzzReader(f *testing.F) {
+	// The fixtures, and the files of real Flink runs when the repository
+	// holds them.
+	real, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "flink", "*", "*", "job-events*", "events.*"))
 	for _, dir := range fixtureDirs {
 		files, _ := filepath.Glob(filepath.Join(dir, "job-events", "events.*"))
+		if dir == fixtureDirs[0] {
+			files = append(files, real...)
+		}
 		for _, file := range files {
 			if b, err := os.ReadFile(file); err == nil {
 				f.Add(b)

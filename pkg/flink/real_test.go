@@ -2,6 +2,7 @@ package flink
 
 import (
 	"io"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -11,19 +12,25 @@ import (
 var hexID = regexp.MustCompile(`^[0-9a-f]{32}$`)
 
 // TestReader_RealFlink reads every job-events directory copied from real
-// Flink runs (testdata/flink/<version>/<scenario>/job-events at the top of
-// the repository): every record must decode, and the IDs must look as
-// Flink prints them.
+// Flink runs (testdata/flink/<version>/<scenario>/job-events* at the top of
+// the repository, or under $JOBEVENT_FLINK_ROOT, e.g. a fresh harness
+// output): every record must decode, and the IDs must look as Flink prints
+// them.
 func TestReader_RealFlink(t *testing.T) {
-	dirs, err := filepath.Glob(filepath.Join("..", "..", "testdata", "flink", "*", "*", "job-events"))
+	root := filepath.Join("..", "..", "testdata", "flink")
+	if r := os.Getenv("JOBEVENT_FLINK_ROOT"); r != "" {
+		root = r // a harness output directory: <version>/<scenario>/job-events*
+	}
+	dirs, err := filepath.Glob(filepath.Join(root, "*", "*", "job-events*"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(dirs) == 0 {
-		t.Skip("no Flink job-events directories under testdata/flink")
+		t.Skipf("no Flink job-events directories under %s", root)
 	}
 	for _, dir := range dirs {
-		t.Run(filepath.Base(filepath.Dir(filepath.Dir(dir)))+"/"+filepath.Base(filepath.Dir(dir)), func(t *testing.T) {
+		rel, _ := filepath.Rel(root, dir)
+		t.Run(rel, func(t *testing.T) {
 			checkRealDir(t, dir)
 		})
 	}
