@@ -61,14 +61,22 @@ func describe(v javaser.Value) string {
 	return fmt.Sprintf("a %T", v)
 }
 
-func (b obj) value(name string) (javaser.Value, string, error) {
-	p := b.path + "." + name
+// value returns the field called name and a function that builds its
+// path for error messages (only errors pay for it).
+func (b obj) value(name string) (javaser.Value, pathFunc, error) {
+	p := pathFunc{b.path, name}
 	v, ok := b.o.Field(name)
 	if !ok {
 		return nil, p, fmt.Errorf("%s: no such field in %s", p, printable(b.o.Class.Name))
 	}
 	return v, p, nil
 }
+
+// pathFunc is a field's path, e.g. "ExecutionVertexFinishedEvent.ioMetrics",
+// built when printed.
+type pathFunc struct{ parent, name string }
+
+func (p pathFunc) String() string { return p.parent + "." + p.name }
 
 func (b obj) int32(name string) (int32, error) {
 	v, p, err := b.value(name)
@@ -120,7 +128,7 @@ func (b obj) object(name, class string) (obj, error) {
 	if err != nil {
 		return obj{}, err
 	}
-	return asObj(v, class, p)
+	return asObj(v, class, p.String())
 }
 
 func (b obj) id(name string) (ID, error) {
@@ -128,7 +136,7 @@ func (b obj) id(name string) (ID, error) {
 	if err != nil {
 		return ID{}, err
 	}
-	return abstractID(v, p)
+	return abstractID(v, p.String())
 }
 
 // abstractID reads any subclass of org.apache.flink.util.AbstractID.
@@ -145,7 +153,7 @@ func abstractID(v javaser.Value, path string) (ID, error) {
 	return ID{Lower: lo, Upper: hi}, err
 }
 
-func (b obj) mapEntries(name string) ([]javaser.Entry, string, error) {
+func (b obj) mapEntries(name string) ([]javaser.Entry, pathFunc, error) {
 	v, p, err := b.value(name)
 	if err != nil || v == nil {
 		return nil, p, err
@@ -157,7 +165,7 @@ func (b obj) mapEntries(name string) ([]javaser.Entry, string, error) {
 	return entries, p, nil
 }
 
-func (b obj) list(name string) ([]javaser.Value, string, error) {
+func (b obj) list(name string) ([]javaser.Value, pathFunc, error) {
 	v, p, err := b.value(name)
 	if err != nil {
 		return nil, p, err

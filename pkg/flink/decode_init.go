@@ -110,7 +110,7 @@ func (b obj) indexRange(name string) (IndexRange, error) {
 	if err != nil {
 		return IndexRange{}, err
 	}
-	return indexRange(v, p)
+	return indexRange(v, p.String())
 }
 
 func indexRange(v javaser.Value, path string) (IndexRange, error) {

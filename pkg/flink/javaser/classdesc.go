@@ -1,5 +1,7 @@
 package javaser
 
+import "slices"
+
 // readClassDesc reads a classDesc of the grammar: a new class or proxy
 // descriptor, a reference to one, or null.
 func (d *Decoder) readClassDesc() (*ClassDesc, error) {
@@ -37,7 +39,26 @@ func (d *Decoder) readClassDesc() (*ClassDesc, error) {
 // className serialVersionUID newHandle classDescInfo.
 func (d *Decoder) readNewClassDesc() (*ClassDesc, error) {
 	start := d.pos - 1
-	name, err := d.utf("class name")
+	if d.noCache {
+		return d.parseNewClassDesc(start)
+	}
+	if cd := d.cachedDesc(start); cd != nil {
+		return cd, nil
+	}
+	base, depth := len(d.handles), d.depth
+	minRef, peak := d.minRef, d.peak
+	d.minRef, d.peak = base, depth
+	cd, err := d.parseNewClassDesc(start)
+	if err == nil && d.minRef >= base {
+		d.storeDesc(start, base, d.peak-depth, cd)
+	}
+	d.minRef, d.peak = min(minRef, d.minRef), max(peak, d.peak)
+	return cd, err
+}
+
+// parseNewClassDesc reads the TC_CLASSDESC at start.
+func (d *Decoder) parseNewClassDesc(start int) (*ClassDesc, error) {
+	name, err := d.utf("class name length")
 	if err != nil {
 		return nil, err
 	}
@@ -68,8 +89,18 @@ func (d *Decoder) readClassDescTail(cd *ClassDesc) error {
 	if cd.Annotation, err = d.readAnnotation(); err != nil {
 		return err
 	}
-	cd.Super, err = d.readClassDesc()
-	return err
+	if cd.Super, err = d.readClassDesc(); err != nil {
+		return err
+	}
+	// A superclass read before cd has its lineage; one that is not (a
+	// superclass chain looping back to cd) leaves cd without one.
+	switch {
+	case cd.Super == nil:
+		cd.lineage = []*ClassDesc{cd}
+	case cd.Super.lineage != nil && len(cd.Super.lineage) < d.opts.MaxDepth:
+		cd.lineage = append(slices.Clip(cd.Super.lineage), cd)
+	}
+	return nil
 }
 
 func (d *Decoder) readFields(class string) ([]Field, error) {
@@ -89,7 +120,7 @@ func (d *Decoder) readFields(class string) ([]Field, error) {
 		if f.Type, err = d.u8("field type code"); err != nil {
 			return nil, err
 		}
-		if f.Name, err = d.utf("field name"); err != nil {
+		if f.Name, err = d.utf("field name length"); err != nil {
 			return nil, err
 		}
 		switch f.Type {
@@ -130,7 +161,7 @@ func (d *Decoder) readProxyClassDesc() (*ClassDesc, error) {
 	}
 	cd.Interfaces = make([]string, n)
 	for i := range cd.Interfaces {
-		if cd.Interfaces[i], err = d.utf("proxy interface name"); err != nil {
+		if cd.Interfaces[i], err = d.utf("proxy interface name length"); err != nil {
 			return nil, err
 		}
 	}
@@ -138,8 +169,11 @@ func (d *Decoder) readProxyClassDesc() (*ClassDesc, error) {
 }
 
 // chain returns the descriptors of desc's hierarchy from the topmost
-// superclass down to desc.
+// superclass down to desc. The result is shared: callers do not modify it.
 func (d *Decoder) chain(at int, desc *ClassDesc) ([]*ClassDesc, error) {
+	if desc.lineage != nil {
+		return desc.lineage, nil
+	}
 	var c []*ClassDesc
 	for cd := desc; cd != nil; cd = cd.Super {
 		if len(c) >= d.opts.MaxDepth {

@@ -80,12 +80,22 @@ type Decoder struct {
 	depth   int
 	opts    Options
 	err     error // sticky decoding error
+
+	// For the descriptor cache (desccache.go): the lowest handle a
+	// reference resolved to and the deepest nesting reached, while a class
+	// descriptor is read.
+	minRef int
+	peak   int
+	// noCache turns the descriptor cache off (tests compare both ways).
+	noCache bool
 }
 
 // NewDecoder checks the stream header (magic and version) of data and
 // returns a Decoder positioned at the first content. opts may be nil.
 func NewDecoder(data []byte, opts *Options) (*Decoder, error) {
 	d := &Decoder{buf: data, opts: opts.withDefaults()}
+	// A handle takes at least a few bytes of input; most streams fit this.
+	d.handles = make([]Value, 0, min(len(data)/16+8, 512))
 	magic, err := d.u16("stream magic")
 	if err != nil {
 		return nil, err
@@ -252,6 +262,7 @@ func (d *Decoder) readObject() (Value, error) {
 
 func (d *Decoder) enter(at int) error {
 	d.depth++
+	d.peak = max(d.peak, d.depth)
 	if d.depth > d.opts.MaxDepth {
 		return d.limit(at, "nesting deeper than %d", d.opts.MaxDepth)
 	}
@@ -269,6 +280,7 @@ func (d *Decoder) readReference() (Value, error) {
 	if i < 0 || i >= int64(len(d.handles)) {
 		return nil, d.malformed(start, "reference to handle 0x%x, which is not assigned", uint32(h))
 	}
+	d.minRef = min(d.minRef, int(i))
 	return d.handles[i], nil
 }
 
@@ -321,10 +333,10 @@ func (d *Decoder) stringBody(long bool) (string, error) {
 }
 
 // utf reads a u16 length and that many bytes of modified UTF-8 (class and
-// field names, proxy interface names).
+// field names, proxy interface names); what names the length for errors.
 func (d *Decoder) utf(what string) (string, error) {
 	start := d.pos
-	n, err := d.u16(what + " length")
+	n, err := d.u16(what)
 	if err != nil {
 		return "", err
 	}

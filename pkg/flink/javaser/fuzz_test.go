@@ -28,31 +28,48 @@ func FuzzDecode(f *testing.F) {
 	f.Add(newStream().b(tcLongString).i64(3).b('a', 0xc0, 0x80).b(tcReset, tcException).b(tcString).utf("x").Bytes())
 	f.Add(newStream().b(tcProxyClassDesc).i32(1).utf("I").b(tcEndBlockData, tcNull).Bytes())
 	f.Fuzz(func(t *testing.T, data []byte) {
-		d, err := NewDecoder(data, &Options{MaxDepth: 200})
-		if err != nil {
-			checkErr(t, err)
-			return
-		}
-		for range 1000 {
-			v, err := d.Next()
-			if err != nil {
-				if err.Error() == "EOF" {
-					return
-				}
-				checkErr(t, err)
-				var wa *WriteAbortedError
-				if !errors.As(err, &wa) {
-					return
-				}
-				continue
+		plain := fuzzDecode(t, data, true)
+		// Twice with the descriptor cache: the second read may take every
+		// descriptor from it, and must read the same.
+		for range 2 {
+			if cached := fuzzDecode(t, data, false); cached != plain {
+				t.Fatalf("with the descriptor cache:\n%s\nwithout:\n%s", cached, plain)
 			}
-			render(v)
-			AsList(v)
-			AsMap(v)
-			AsBoxed(v)
-			AsInetAddress(v)
 		}
 	})
+}
+
+// fuzzDecode decodes data (with Options that limit nesting to 200) and
+// returns the rendering of its contents and of the error that ends them.
+func fuzzDecode(t *testing.T, data []byte, noCache bool) string {
+	d, err := NewDecoder(data, &Options{MaxDepth: 200})
+	if err != nil {
+		checkErr(t, err)
+		return err.Error()
+	}
+	d.noCache = noCache
+	var b strings.Builder
+	for range 1000 {
+		v, err := d.Next()
+		if err != nil {
+			if err.Error() == "EOF" {
+				break
+			}
+			checkErr(t, err)
+			b.WriteString(err.Error() + "\n")
+			var wa *WriteAbortedError
+			if !errors.As(err, &wa) {
+				break
+			}
+			continue
+		}
+		b.WriteString(render(v))
+		AsList(v)
+		AsMap(v)
+		AsBoxed(v)
+		AsInetAddress(v)
+	}
+	return b.String()
 }
 
 func checkErr(t *testing.T, err error) {

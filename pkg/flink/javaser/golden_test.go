@@ -7,17 +7,19 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
 // decodeRendered renders every top-level content of a stream as
 // testdata/gen/Gen.java writes its expected text: a "--- N" header, then
 // the rendering, or "aborted CLASS: MESSAGE" for a TC_EXCEPTION.
-func decodeRendered(data []byte) (string, error) {
+func decodeRendered(data []byte, noCache bool) (string, error) {
 	d, err := NewDecoder(data, nil)
 	if err != nil {
 		return "", err
 	}
+	d.noCache = noCache
 	var b strings.Builder
 	for n := 1; ; n++ {
 		v, err := d.Next()
@@ -59,12 +61,16 @@ func TestDecode_Golden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := decodeRendered(data)
-			if err != nil {
-				t.Fatalf("decode: %v", err)
-			}
-			if got != string(want) {
-				t.Errorf("rendering differs from Java's\n%s", firstDiff(got, string(want)))
+			// Without the descriptor cache, then twice with it (the
+			// second time from the cache).
+			for i, noCache := range []bool{true, false, false} {
+				got, err := decodeRendered(data, noCache)
+				if err != nil {
+					t.Fatalf("decode %d: %v", i, err)
+				}
+				if got != string(want) {
+					t.Errorf("decode %d: rendering differs from Java's\n%s", i, firstDiff(got, string(want)))
+				}
 			}
 		})
 	}
@@ -86,4 +92,38 @@ func firstDiff(got, want string) string {
 		}
 	}
 	return "(equal)"
+}
+
+// TestDecode_Concurrent decodes the fixtures from several goroutines at
+// once, sharing the descriptor cache (run with -race).
+func TestDecode_Concurrent(t *testing.T) {
+	files, _ := filepath.Glob("testdata/*.ser")
+	var wg sync.WaitGroup
+	errs := make(chan error, 4*len(files))
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for _, f := range files {
+				data, err := os.ReadFile(f)
+				if err != nil {
+					errs <- err
+					return
+				}
+				want, err := os.ReadFile(strings.TrimSuffix(f, ".ser") + ".txt")
+				if err != nil {
+					errs <- err
+					return
+				}
+				if got, err := decodeRendered(data, false); err != nil || got != string(want) {
+					errs <- fmt.Errorf("%s: rendering differs (error %v)", f, err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
 }

@@ -16,7 +16,7 @@ func decodeModifiedUTF8(b []byte) (s string, ok bool) {
 		}
 	}
 	if ascii {
-		return intern(b), true
+		return string(b), true
 	}
 	units := make([]uint16, 0, len(b))
 	for i := 0; i < len(b); {

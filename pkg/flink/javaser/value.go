@@ -64,6 +64,11 @@ type ClassDesc struct {
 	// Interfaces then lists the names of the interfaces it implements.
 	Proxy      bool
 	Interfaces []string
+
+	// lineage is the descriptor chain from the topmost superclass down to
+	// this one, set once the descriptor is read (nil if its superclass
+	// chain loops).
+	lineage []*ClassDesc
 }
 
 // Has reports whether all of the given flag bits are set.

@@ -1,0 +1,102 @@
+package javaser
+
+import (
+	"bytes"
+	"encoding/binary"
+	"slices"
+	"sync"
+)
+
+// Every stream of a Flink job-events log repeats the same class
+// descriptors (each record is a stream of its own), and reading them is
+// most of the work. The descriptor cache shares them between streams: a
+// TC_CLASSDESC content whose bytes, first handle and options equal those of
+// one read before, and that refers to no handle assigned before it, reads
+// the same way, so the cached descriptor and the handles it assigned are
+// used instead. Cached descriptors are shared by every Value that uses them;
+// decoded values are read-only.
+//
+// The cache is bounded; once full it keeps what it holds.
+const (
+	maxCachedDescs     = 1 << 12
+	maxCachedPerName   = 8
+	maxCachedDescBytes = 1 << 16
+)
+
+type descEntry struct {
+	raw     []byte  // the content, from its type code
+	base    int     // the handle index of its first handle
+	handles []Value // the handles it assigned, in order
+	depth   int     // the nesting it reaches below its start
+	desc    *ClassDesc
+	opts    Options
+}
+
+var descCache struct {
+	sync.RWMutex
+	byName map[string][]*descEntry
+	n      int
+}
+
+// nameAt returns the raw class name bytes of the TC_CLASSDESC at start.
+func (d *Decoder) nameAt(start int) []byte {
+	if len(d.buf)-start < 3 {
+		return nil
+	}
+	n := int(binary.BigEndian.Uint16(d.buf[start+1:]))
+	if len(d.buf)-start-3 < n {
+		return nil
+	}
+	return d.buf[start+3 : start+3+n]
+}
+
+// cachedDesc returns the descriptor cached for the content at start, having
+// assigned its handles and moved past it, or nil.
+func (d *Decoder) cachedDesc(start int) *ClassDesc {
+	name := d.nameAt(start)
+	if name == nil {
+		return nil
+	}
+	descCache.RLock()
+	entries := descCache.byName[string(name)]
+	descCache.RUnlock()
+	for _, e := range entries {
+		if e.base != len(d.handles) || e.opts != d.opts || !bytes.HasPrefix(d.buf[start:], e.raw) {
+			continue
+		}
+		if d.depth+e.depth > d.opts.MaxDepth || len(d.handles)+len(e.handles) > d.opts.MaxHandles {
+			return nil // read it, and fail, as without the cache
+		}
+		d.handles = append(d.handles, e.handles...)
+		d.peak = max(d.peak, d.depth+e.depth)
+		d.pos = start + len(e.raw)
+		return e.desc
+	}
+	return nil
+}
+
+// storeDesc caches the descriptor just read from start.
+func (d *Decoder) storeDesc(start, base, depth int, cd *ClassDesc) {
+	name := string(d.nameAt(start))
+	if d.pos-start > maxCachedDescBytes {
+		return
+	}
+	e := &descEntry{
+		raw:     bytes.Clone(d.buf[start:d.pos]),
+		base:    base,
+		handles: slices.Clone(d.handles[base:]),
+		depth:   depth,
+		desc:    cd,
+		opts:    d.opts,
+	}
+	descCache.Lock()
+	defer descCache.Unlock()
+	if descCache.byName == nil {
+		descCache.byName = make(map[string][]*descEntry)
+	}
+	if descCache.n >= maxCachedDescs || len(descCache.byName[name]) >= maxCachedPerName {
+		return
+	}
+	descCache.byName[name] = append(descCache.byName[name], e)
+	descCache.n++
+}
