@@ -29,6 +29,16 @@
 // Collections maps, Map.of), AsBoxed (Integer, Long, ...) and
 // AsInetAddress (Inet4Address, Inet6Address).
 //
+// # Sharing
+//
+// A log of many small streams (one per record, as Flink writes its
+// job-events) repeats the same class descriptors in every stream. The
+// package keeps a bounded, process-wide cache of the descriptors it has
+// read and reuses one when a stream holds the same bytes at the same handle
+// number; decoding is the same with or without it. Decoded values may
+// therefore share descriptors with values of other streams: treat them as
+// read-only.
+//
 // # Hostile input
 //
 // Input is bounded by Options (nesting depth, handles, array and string
