@@ -45,7 +45,9 @@ var ErrNoWorkersAndAvailable = errors.New("jobevent/replay: no workers and an av
 // --dry-run --available FILE --lost-worker W --lost-partition V/I
 // --no-workers`), one field per flag.
 type AvailabilityOptions struct {
-	// Available is the base set. Nil means every recorded partition; a
+	// Available is the base set. Nil means every recorded partition (in
+	// the Flink profile, every one that Flink's TaskManagers still hold:
+	// not those it released once all their consumers had finished); a
 	// non-nil list, even empty, replaces it.
 	Available []PartitionLoc
 	// LostWorkers removes from the base every partition stored on these
@@ -104,6 +106,9 @@ func BuildAvailability(s *State, o AvailabilityOptions) (Availability, error) {
 			continue
 		}
 		s.eachConsumer(st, func(c int32) {
+			if s.profile == ProfileFlink && s.releasedByFlink(st.vertex, id.Subtask, c) {
+				return // Flink released it once every consumer had finished
+			}
 			id.Consumer = s.topo.ids[c]
 			a[id] = true
 		})

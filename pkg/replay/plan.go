@@ -67,6 +67,7 @@ const (
 	fTrimmed                    // removed from the finished map by step 2
 	fFinished                   // FINISHED after step 2
 	fWill                       // will run: rerun or run (steps 2 to 4)
+	fCanceled                   // Flink profile: cancelled by step 3, then reset
 )
 
 func newPlanner(s *State) *planner {
@@ -112,11 +113,15 @@ func (p *planner) replay() {
 // them would only throw progress away.) Everything kept is FINISHED; every
 // other subtask of an initialized vertex is not, and will run.
 func (p *planner) trim() {
+	var flink []bool // the Flink profile's trim, in map order
+	if p.s.profile == ProfileFlink {
+		flink = p.flinkTrim()
+	}
 	for x := range p.s.sub {
 		f := p.flags[x]
 		switch {
 		case f&fInMap == 0:
-		case p.trims(&p.s.sub[x]):
+		case flink != nil && flink[x], flink == nil && p.trims(&p.s.sub[x]):
 			f |= fTrimmed
 		default:
 			f |= fFinished
@@ -146,12 +151,18 @@ func (p *planner) trims(st *subtask) bool {
 // subtask FINISHED: all its subtasks are reset, the finished ones too.
 // The resets of this step close over what they touch in step 4's closure.
 func (p *planner) coordinators() {
+	if p.s.profile == ProfileFlink {
+		if p.kept == 0 {
+			return // Flink restores coordinators only when it recovered a finish
+		}
+		p.flinkCancel()
+	}
 	for v := range p.t.ids {
 		vs := &p.s.vs[v]
 		if vs.parallelism == 0 || p.t.conf[v].Coordinator != format.CoordinatorNoBatchSnapshot {
 			continue
 		}
-		if vs.finished == vs.parallelism {
+		if p.finishedIn(vs) == vs.parallelism {
 			p.deferred[v] = true
 			continue
 		}
@@ -181,6 +192,10 @@ func (p *planner) coordinators() {
 // rejects). The result is the least set closed under these rules, so it
 // does not depend on the order in which they are applied.
 func (p *planner) partitions(avail Availability) {
+	if p.s.profile == ProfileFlink {
+		p.flinkPartitions(avail)
+		return
+	}
 	p.lookupMissing(avail) // recorded partitions of FINISHED subtasks not in A
 	p.seedUninitialized()  // needed: the consumer vertex is not initialized
 	p.close()              // needed: a consumer runs; and the closure of every reset
@@ -228,6 +243,17 @@ func (p *planner) result() *RecoveryPlan {
 	return plan
 }
 
+// finishedIn counts the FINISHED subtasks of vertex vs after step 2.
+func (p *planner) finishedIn(vs *vertexState) int32 {
+	var n int32
+	for x := vs.base; x < vs.base+vs.parallelism; x++ {
+		if p.flags[x]&fFinished != 0 {
+			n++
+		}
+	}
+	return n
+}
+
 // decide appends the decision for subtask i of vertex v to plan.
 func (p *planner) decide(plan *RecoveryPlan, sets *reasonSets, v, i int32) {
 	s := p.s
@@ -243,10 +269,12 @@ func (p *planner) decide(plan *RecoveryPlan, sets *reasonSets, v, i int32) {
 			v: v, i: i, attempt: st.finAttempt, worker: s.workerName(st.worker),
 			parts: st.parts, bytesOut: st.bytesOut, records: st.recOut,
 		})
-	case f&fStarted != 0:
+	case f&(fStarted|fCanceled) != 0:
 		row.Decision, row.Attempt, row.Reasons = DecisionRerun, st.lastAttempt+1, sets.of(p.reasons[x])
 		plan.Summary.Rerun++
-		if f&fInMap != 0 {
+		if s.profile == ProfileFlink {
+			row.Attempt = p.flinkAttempt(x) // and Flink logs no recovery resets
+		} else if f&fInMap != 0 {
 			plan.resets = append(plan.resets, int32(len(plan.Subtasks)))
 		}
 	default:

@@ -47,7 +47,7 @@ func (p *planner) explain() {
 		}
 	}
 	for x, f := range p.flags {
-		if f&fWill == 0 || f&fStarted == 0 {
+		if f&fWill == 0 || f&(fStarted|fCanceled) == 0 {
 			continue
 		}
 		v := p.s.sub[x].vertex

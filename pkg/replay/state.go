@@ -90,6 +90,14 @@ type State struct {
 	fenced      int64
 	snapshotSeq int64
 	finishSeq   int64 // seq of job_finished
+	// lastFin is the subtask and seq of the last subtask_finished
+	// applied, so that a snapshot right after it marks it a snapshot
+	// point; lastFin.x is -1 before any.
+	lastFin struct {
+		x   int32
+		seq int64
+	}
+	profile Profile
 
 	skipped  int64
 	skipErrs []error
@@ -110,6 +118,10 @@ type subtask struct {
 	vertex      int32
 	lastAttempt int32 // highest attempt seen; -1: none
 	status      uint8
+	// finSnap reports whether a snapshot event came right after the
+	// latest subtask_finished of the entry: a snapshot point, as Flink's
+	// finished records carry one.
+	finSnap bool
 
 	// The finished entry: finSeq > 0 while the subtask is in the finished
 	// map. parts is nil for "one partition per out-edge on worker"; it is
@@ -134,7 +146,9 @@ type partRec struct {
 
 // NewState returns the state of an empty log.
 func NewState() *State {
-	return &State{topo: newTopology(nil), workerIdx: make(map[string]int32)}
+	s := &State{topo: newTopology(nil), workerIdx: make(map[string]int32)}
+	s.lastFin.x = -1
+	return s
 }
 
 // Apply folds one event into the state. Events of an epoch lower than the
@@ -281,6 +295,7 @@ func (s *State) applyAttempt(e *format.Event) error {
 	case format.KindSubtaskFinished:
 		st.status = stFinished
 		s.finish(st, e)
+		s.lastFin.x, s.lastFin.seq = x, e.Seq
 	}
 	return nil
 }
@@ -293,6 +308,7 @@ func (s *State) finish(st *subtask, e *format.Event) {
 		s.vs[st.vertex].finished++
 	}
 	st.finSeq = e.Seq
+	st.finSnap = false
 	st.finAttempt = e.Attempt
 	st.worker = s.workerID(e.Worker)
 	st.recIn, st.recOut, st.bytesIn, st.bytesOut = e.RecordsIn, e.RecordsOut, e.BytesIn, e.BytesOut
@@ -349,7 +365,7 @@ func (s *State) applyReset(e *format.Event) error {
 		if st.finSeq > 0 {
 			s.vs[st.vertex].finished--
 		}
-		st.finSeq, st.pos, st.parts, st.worker = 0, 0, nil, -1
+		st.finSeq, st.pos, st.parts, st.worker, st.finSnap = 0, 0, nil, -1, false
 		st.recIn, st.recOut, st.bytesIn, st.bytesOut = 0, 0, 0, 0
 		if st.status != stNone {
 			st.status = stReset
@@ -360,6 +376,9 @@ func (s *State) applyReset(e *format.Event) error {
 
 func (s *State) applySnapshot(e *format.Event) {
 	s.snapshotSeq = e.Seq
+	if x := s.lastFin.x; x >= 0 && s.lastFin.seq == e.Seq-1 && s.sub[x].finSeq == e.Seq-1 {
+		s.sub[x].finSnap = true
+	}
 	for id, state := range e.Coordinators {
 		if v := s.topo.vertex(id); v >= 0 {
 			s.vs[v].coord = append([]byte(nil), state...)

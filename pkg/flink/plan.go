@@ -1,0 +1,104 @@
+package flink
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// JobPlan is the part of Flink's job plan JSON (REST GET /jobs/:jobid/plan,
+// or JsonPlanGenerator's output) that a Flink log lacks: vertex names, and
+// which vertex each input of a vertex comes from.
+type JobPlan struct {
+	JobID string     `json:"jid"`
+	Name  string     `json:"name"`
+	Nodes []PlanNode `json:"nodes"`
+}
+
+// PlanNode is one job vertex of a plan.
+type PlanNode struct {
+	ID          string      `json:"id"` // the 32-hex JobVertexID
+	Parallelism int32       `json:"parallelism"`
+	Description string      `json:"description"`
+	Operator    string      `json:"operator"`
+	Inputs      []PlanInput `json:"inputs"`
+}
+
+// PlanInput is one input of a plan node, in the order of the vertex's
+// inputs (the order of its consumed datasets).
+type PlanInput struct {
+	Num          int    `json:"num"`
+	ID           string `json:"id"` // the producer's JobVertexID
+	ShipStrategy string `json:"ship_strategy"`
+	Exchange     string `json:"exchange"`
+}
+
+// ParsePlan reads a plan JSON as REST returns it ({"plan": {...}}) or bare
+// ({"jid": ..., "nodes": [...]}).
+func ParsePlan(data []byte) (*JobPlan, error) {
+	var wrapped struct {
+		Plan *JobPlan `json:"plan"`
+	}
+	if err := json.Unmarshal(data, &wrapped); err != nil {
+		return nil, fmt.Errorf("flink plan: %w", err)
+	}
+	p := wrapped.Plan
+	if p == nil {
+		p = new(JobPlan)
+		if err := json.Unmarshal(data, p); err != nil {
+			return nil, fmt.Errorf("flink plan: %w", err)
+		}
+	}
+	if len(p.Nodes) == 0 {
+		return nil, fmt.Errorf("flink plan: no nodes (want the JSON of GET /jobs/:jobid/plan)")
+	}
+	for i, n := range p.Nodes {
+		if !hexID32(n.ID) {
+			return nil, fmt.Errorf("flink plan: node %d: id %q is not a 32-hex JobVertexID", i, n.ID)
+		}
+	}
+	return p, nil
+}
+
+// node returns the plan node of vertex id, or nil.
+func (p *JobPlan) node(id string) *PlanNode {
+	if p == nil {
+		return nil
+	}
+	for i := range p.Nodes {
+		if p.Nodes[i].ID == id {
+			return &p.Nodes[i]
+		}
+	}
+	return nil
+}
+
+// Name returns the vertex's name as Flink's web UI shows it: the chained
+// operators of the description joined by " -> ", e.g. "Source: numbers ->
+// src" for "Source: numbers<br/>+- src<br/>".
+func (n *PlanNode) Name() string {
+	var parts []string
+	for _, p := range strings.Split(n.Description, "<br/>") {
+		p = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(p), "+-"))
+		if p != "" {
+			parts = append(parts, p)
+		}
+	}
+	if len(parts) == 0 {
+		return n.Operator
+	}
+	return strings.Join(parts, " -> ")
+}
+
+// hexID32 reports whether s looks like an AbstractID as Flink prints it.
+func hexID32(s string) bool {
+	if len(s) != 32 {
+		return false
+	}
+	for _, c := range s {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,255 @@
+package flink_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/jobevent/jobevent/pkg/flink"
+	"github.com/jobevent/jobevent/pkg/format"
+	"github.com/jobevent/jobevent/pkg/replay"
+)
+
+// truth is what the harness (interop/flink) recorded of a real Flink
+// failover: which subtasks Flink deployed again, and the attempt each
+// finished with.
+type truth struct {
+	FlinkVersion     string   `json:"flink_version"`
+	Scenario         string   `json:"scenario"`
+	Failovers        int      `json:"failovers"`
+	LostTaskManagers []string `json:"lost_taskmanagers"`
+	Vertices         []struct {
+		ID                    string `json:"vertex_id"`
+		Name                  string `json:"name"`
+		Parallelism           int32  `json:"parallelism"`
+		InitializedAtFailover bool   `json:"initialized_at_failover"`
+	} `json:"vertices"`
+	Subtasks []struct {
+		Vertex   string `json:"vertex_id"`
+		Subtask  int32  `json:"subtask"`
+		RanAgain bool   `json:"ran_again"`
+		Attempt  int32  `json:"attempt"`
+	} `json:"subtasks"`
+}
+
+// scenarioDirs returns the harness outputs to check: testdata/flink at the
+// top of the repository, or $JOBEVENT_FLINK_ROOT (a fresh harness run),
+// laid out as <version>/<scenario>/{job-events*, truth.json, plan.json}.
+func scenarioDirs(t *testing.T) []string {
+	root := filepath.Join("..", "..", "testdata", "flink")
+	if r := os.Getenv("JOBEVENT_FLINK_ROOT"); r != "" {
+		root = r
+	}
+	dirs, err := filepath.Glob(filepath.Join(root, "*", "*", "truth.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dirs) == 0 {
+		t.Skipf("no harness outputs (truth.json) under %s", root)
+	}
+	for i := range dirs {
+		dirs[i] = filepath.Dir(dirs[i])
+	}
+	return dirs
+}
+
+// eventsDir returns the copied job-events directory of the last failover:
+// job-events, or the highest job-events.failover-N.
+func eventsDir(t *testing.T, dir string) string {
+	ds, _ := filepath.Glob(filepath.Join(dir, "job-events*"))
+	if len(ds) == 0 {
+		t.Fatalf("no job-events directory in %s", dir)
+	}
+	sort.Slice(ds, func(a, b int) bool {
+		return len(ds[a]) < len(ds[b]) || len(ds[a]) == len(ds[b]) && ds[a] < ds[b]
+	})
+	return ds[len(ds)-1]
+}
+
+func readTruth(t *testing.T, dir string) *truth {
+	data, err := os.ReadFile(filepath.Join(dir, "truth.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tr truth
+	if err := json.Unmarshal(data, &tr); err != nil {
+		t.Fatalf("truth.json: %v", err)
+	}
+	return &tr
+}
+
+// options returns the side information an operator would give: the plan,
+// and the coordinator kind of the sources whose enumerator does not
+// support batch snapshots (the harness names them so).
+func options(t *testing.T, dir string, tr *truth) flink.Options {
+	data, err := os.ReadFile(filepath.Join(dir, "plan.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := flink.ParsePlan(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := flink.Options{Plan: plan, Coordinators: map[string]string{}}
+	for _, v := range tr.Vertices {
+		if strings.Contains(v.Name, "no batch snapshot") {
+			opts.Coordinators[v.ID] = format.CoordinatorNoBatchSnapshot
+		}
+	}
+	return opts
+}
+
+// fold reads a Flink log into a State set to the Flink profile.
+func fold(t *testing.T, l *flink.Log) *replay.State {
+	src, err := l.Events()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	s, err := replay.Fold(src, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Skipped() > 0 {
+		t.Fatalf("the fold skipped %d events: %v", s.Skipped(), s.SkipErrors())
+	}
+	s.SetProfile(replay.ProfileFlink)
+	return s
+}
+
+// TestPredict_RealFlink: for every harness scenario, the dry run of the
+// job-events directory copied at the (last) failover says, subtask by
+// subtask, what Flink did after it: kept (not deployed again) or rerun,
+// and with which attempt.
+func TestPredict_RealFlink(t *testing.T) {
+	for _, dir := range scenarioDirs(t) {
+		name := filepath.Base(filepath.Dir(dir)) + "/" + filepath.Base(dir)
+		t.Run(name, func(t *testing.T) {
+			tr := readTruth(t, dir)
+			l, err := flink.Open(os.DirFS(eventsDir(t, dir)), options(t, dir, tr))
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := fold(t, l)
+			avail, err := replay.BuildAvailability(s, replay.AvailabilityOptions{LostWorkers: tr.LostTaskManagers})
+			if err != nil {
+				t.Fatal(err)
+			}
+			plan := replay.Plan(s, avail)
+			got := map[string]string{}
+			for _, st := range plan.Subtasks {
+				got[fmt.Sprintf("%s/%d", st.Vertex, st.Subtask)] = decision(st.Decision != replay.DecisionKeep, st.Attempt)
+			}
+			var diffs []string
+			for _, st := range tr.Subtasks {
+				key := fmt.Sprintf("%s/%d", st.Vertex, st.Subtask)
+				if want := decision(st.RanAgain, st.Attempt); got[key] != want {
+					diffs = append(diffs, fmt.Sprintf("%s: predicted %q, Flink %q", key, got[key], want))
+				}
+				delete(got, key)
+			}
+			for key, d := range got {
+				diffs = append(diffs, fmt.Sprintf("%s: predicted %q, not in the truth", key, d))
+			}
+			sort.Strings(diffs)
+			if len(diffs) > 0 {
+				t.Fatalf("%s (Flink %s): the dry run differs from what Flink did:\n  %s", tr.Scenario, tr.FlinkVersion, strings.Join(diffs, "\n  "))
+			}
+		})
+	}
+}
+
+func decision(rerun bool, attempt int32) string {
+	if rerun {
+		return fmt.Sprintf("rerun attempt %d", attempt)
+	}
+	return fmt.Sprintf("keep attempt %d", attempt)
+}
+
+// TestGraph_RealFlink: the graph derived from a real log has the plan's
+// vertices with their parallelism, and an edge for every input of every
+// vertex initialized at the failover, from the plan's producer.
+func TestGraph_RealFlink(t *testing.T) {
+	for _, dir := range scenarioDirs(t) {
+		name := filepath.Base(filepath.Dir(dir)) + "/" + filepath.Base(dir)
+		t.Run(name, func(t *testing.T) {
+			tr := readTruth(t, dir)
+			opts := options(t, dir, tr)
+			l, err := flink.Open(os.DirFS(eventsDir(t, dir)), opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			g := l.Graph()
+			ids := map[string]format.Vertex{}
+			for _, v := range g.Vertices {
+				ids[v.ID] = v
+			}
+			edges := map[string]bool{}
+			for _, e := range g.Edges {
+				edges[e.From+">"+e.To] = true
+			}
+			s := fold(t, l)
+			for _, n := range opts.Plan.Nodes {
+				v, ok := ids[n.ID]
+				if !ok {
+					t.Errorf("plan vertex %s (%s) missing from the derived graph", n.ID, n.Name())
+					continue
+				}
+				if v.Operator != n.Name() {
+					t.Errorf("vertex %s named %q, want %q", n.ID, v.Operator, n.Name())
+				}
+				p, initialized := s.Parallelism(n.ID)
+				if !initialized {
+					continue
+				}
+				if p != n.Parallelism {
+					t.Errorf("vertex %s parallelism %d, plan %d", n.ID, p, n.Parallelism)
+				}
+				for _, in := range n.Inputs {
+					if !edges[in.ID+">"+n.ID] {
+						t.Errorf("edge %s -> %s of the plan missing from the derived graph", in.ID, n.ID)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestEvents_RealFlink: the events of a real log fold without a skipped
+// event, seqs count from 1 without a gap, and each record's source key
+// names its file and offset.
+func TestEvents_RealFlink(t *testing.T) {
+	for _, dir := range scenarioDirs(t) {
+		l, err := flink.Open(os.DirFS(eventsDir(t, dir)), flink.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		src, err := l.Events()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var n int64
+		for {
+			e, err := src.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			n++
+			if e.Seq != n {
+				t.Fatalf("%s: event %d has seq %d", dir, n, e.Seq)
+			}
+			if n > 2 && !strings.HasPrefix(src.Key(), "events.") {
+				t.Fatalf("%s: seq %d key %q, want events.N@offset", dir, n, src.Key())
+			}
+		}
+		src.Close()
+	}
+}

@@ -1,0 +1,245 @@
+package flink
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"strconv"
+	"strings"
+
+	"github.com/jobevent/jobevent/pkg/format"
+)
+
+// ReasonFlink is the reason of the subtasks_reset events that stand for
+// Flink's type 2 records (a failover's resets, outside recovery).
+const ReasonFlink = "flink"
+
+// Log is a Flink job-events directory read as a jobevent log: the job
+// graph derived from it, and its records as events of jobevent's model.
+//
+// The mapping: one synthesized job_submitted (seq 1) whose graph holds
+// every job vertex the log or the plan names (32-hex JobVertexIDs, in the
+// order the log first names them), with edges derived from the inputs of
+// each type 3 record; one master_started per JobMaster incarnation (a new
+// ExecutionGraphID in the attempt ids of a file's finished records; its
+// master is "flink-jobmaster <graph id>"); then, record by record,
+// vertex_initialized (type 3), subtask_finished (type 1: the worker is the
+// TaskManager's resource id, the counters its IO metrics) followed by a
+// snapshot event when the record is a snapshot point (its coordinator
+// snapshots by vertex), and subtasks_reset with reason "flink" (type 2).
+// Seqs count the events from 1; Flink records no times, so every time is
+// zero; a record's place in the files is the source's Key.
+type Log struct {
+	fsys   fs.FS
+	opts   Options
+	graph  *format.Graph
+	names  map[string]string
+	notes  []string
+	epochs map[string]int32 // file -> JobMaster incarnation, from 1
+	graphs []string         // ExecutionGraphID of each incarnation
+	warns  []Warning
+	count  int64 // records
+}
+
+// Open reads the job-events directory of fsys once, to derive the job
+// graph and the JobMaster incarnations. A record that cannot be decoded is
+// a *CorruptError (Flink would fail to replay the log, delete it and
+// restart the whole job); torn records and numbering gaps are Warnings.
+func Open(fsys fs.FS, opts Options) (*Log, error) {
+	r, err := NewReader(fsys)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	l := &Log{fsys: fsys, opts: opts, epochs: map[string]int32{}}
+	g := newGraphBuilder()
+	var files []string
+	fileGraph := map[string]string{} // file -> graph id of its first finished record
+	for {
+		rec, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		l.count++
+		g.add(rec.Event)
+		if len(files) == 0 || files[len(files)-1] != rec.File {
+			files = append(files, rec.File)
+		}
+		if f, ok := rec.Event.(*VertexFinished); ok && fileGraph[rec.File] == "" {
+			fileGraph[rec.File] = f.AttemptID.ExecutionGraphID.String()
+		}
+	}
+	l.assignEpochs(files, fileGraph)
+	l.warns = r.Warnings()
+	if l.count == 0 {
+		return nil, fmt.Errorf("%w: no records (Flink has nothing to recover from it)", ErrNoEvents)
+	}
+	l.graph, l.names, l.notes, err = g.graph(opts)
+	if err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// assignEpochs numbers the JobMaster incarnations: each JobMaster writes
+// files of its own, so a file whose finished records carry an
+// ExecutionGraphID other than the previous incarnation's starts a new one;
+// a file without finished records belongs to the incarnation before it.
+func (l *Log) assignEpochs(files []string, fileGraph map[string]string) {
+	epoch, cur := int32(1), ""
+	for _, f := range files {
+		if g := fileGraph[f]; g != "" && g != cur {
+			if cur != "" {
+				epoch++
+			}
+			l.graphs = append(l.graphs, g)
+			cur = g
+		}
+		l.epochs[f] = epoch
+	}
+}
+
+// ErrNoEvents reports a job-events directory without a single record.
+var ErrNoEvents = errors.New("jobevent/flink: empty job-events directory")
+
+// Graph returns the job graph derived from the log and the plan.
+func (l *Log) Graph() *format.Graph { return l.graph }
+
+// Names returns the vertex names the plan gave, by vertex id.
+func (l *Log) Names() map[string]string { return l.names }
+
+// Notes returns what the mapping had to assume, one line each: coordinator
+// kinds the log cannot tell, producers inferred without a plan, wiring it
+// could only approximate. Callers print them as warnings.
+func (l *Log) Notes() []string { return l.notes }
+
+// Warnings returns what reading the files reported: torn records and
+// numbering gaps, as Flink's reader would meet them.
+func (l *Log) Warnings() []Warning { return l.warns }
+
+// Records returns how many records the log holds.
+func (l *Log) Records() int64 { return l.count }
+
+// Events returns a source of the log's events; it reads the files again.
+func (l *Log) Events() (*Source, error) {
+	r, err := NewReader(l.fsys)
+	if err != nil {
+		return nil, err
+	}
+	s := &Source{log: l, r: r, job: l.opts.Job, epoch: 1}
+	s.pending = []format.Event{
+		{Kind: format.KindJobSubmitted, Graph: l.graph},
+		{Kind: format.KindMasterStarted, Master: l.master(1)},
+	}
+	return s, nil
+}
+
+func (l *Log) master(epoch int32) string {
+	if int(epoch) <= len(l.graphs) {
+		return "flink-jobmaster " + l.graphs[epoch-1]
+	}
+	return "flink-jobmaster"
+}
+
+// Source streams the events of a Flink log in order (replay.Source).
+// Its memory does not grow with the log. It is not safe for concurrent
+// use.
+type Source struct {
+	log     *Log
+	r       *Reader
+	job     string
+	seq     int64
+	epoch   int32
+	pending []format.Event
+	key     string
+}
+
+// Next returns the next event, io.EOF after the last, or a *CorruptError.
+func (s *Source) Next() (format.Event, error) {
+	for len(s.pending) == 0 {
+		rec, err := s.r.Next()
+		if err != nil {
+			return format.Event{}, err
+		}
+		s.key = rec.File + "@" + strconv.FormatInt(rec.Offset, 10)
+		s.pending = s.mapRecord(rec)
+	}
+	e := s.pending[0]
+	s.pending = s.pending[1:]
+	s.seq++
+	e.Seq, e.Epoch, e.Job = s.seq, s.epoch, s.job
+	return e, nil
+}
+
+// Key returns where the last event came from: "events.3@1234" (file and
+// byte offset of its record), or "" for a synthesized event.
+func (s *Source) Key() string { return s.key }
+
+// Close releases the open file.
+func (s *Source) Close() error { return s.r.Close() }
+
+// mapRecord returns the events of one record, opening a new incarnation
+// with its master_started when the record's file starts one.
+func (s *Source) mapRecord(rec *Record) []format.Event {
+	var out []format.Event
+	if e := s.log.epochs[rec.File]; e > s.epoch {
+		s.epoch = e
+		out = append(out, format.Event{Kind: format.KindMasterStarted, Master: s.log.master(e), Recovering: true})
+	}
+	switch e := rec.Event.(type) {
+	case *JobVertexInitialized:
+		out = append(out, format.Event{Kind: format.KindVertexInitialized, Vertex: e.JobVertexID.String(), Parallelism: e.Parallelism})
+	case *VertexFinished:
+		v := e.AttemptID.Vertex
+		m := e.IOMetrics
+		out = append(out, format.Event{
+			Kind: format.KindSubtaskFinished, Vertex: v.JobVertexID.String(), Subtask: v.SubtaskIndex,
+			Attempt: e.AttemptID.AttemptNumber, Worker: e.Location.ResourceID,
+			RecordsIn: m.NumRecordsIn, RecordsOut: m.NumRecordsOut, BytesIn: m.NumBytesIn, BytesOut: m.NumBytesOut,
+		})
+		if e.SnapshotPoint {
+			out = append(out, format.Event{Kind: format.KindSnapshot, Coordinators: coordinators(e.CoordinatorSnapshots)})
+		}
+	case *VertexReset:
+		refs := make([]format.SubtaskRef, len(e.Vertices))
+		for i, v := range e.Vertices {
+			refs[i] = format.SubtaskRef{Vertex: v.JobVertexID.String(), Subtask: v.SubtaskIndex}
+		}
+		out = append(out, format.Event{Kind: format.KindSubtasksReset, Subtasks: refs, Reason: ReasonFlink})
+	}
+	return out
+}
+
+// coordinators maps coordinator snapshots by operator id to jobevent's
+// snapshot map by vertex: the head operator of a chain has its vertex's
+// id.
+func coordinators(cs []CoordinatorSnapshot) map[string][]byte {
+	m := make(map[string][]byte, len(cs))
+	for _, c := range cs {
+		m[c.OperatorID.String()] = c.State
+	}
+	return m
+}
+
+// JobOfDir returns the job id of a job-events directory path
+// (<storageDir>/<cluster-id>/<job id>/job-events), "" when the path does
+// not end so.
+func JobOfDir(path string) string {
+	path = strings.TrimRight(strings.ReplaceAll(path, "\\", "/"), "/")
+	i := strings.LastIndex(path, "/")
+	if i < 0 || !strings.HasPrefix(path[i+1:], "job-events") {
+		return ""
+	}
+	parent := path[:i]
+	if j := strings.LastIndex(parent, "/"); j >= 0 {
+		parent = parent[j+1:]
+	}
+	if hexID32(parent) {
+		return parent
+	}
+	return ""
+}

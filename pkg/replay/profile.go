@@ -1,0 +1,207 @@
+package replay
+
+import (
+	"sort"
+
+	"github.com/jobevent/jobevent/pkg/format"
+)
+
+// Profile selects the variant of the recovery rule that Plan applies: one
+// planner, with a switch in each step where Flink's JobMaster differs from
+// jobevent's (docs/recovery.md, "Two profiles").
+type Profile uint8
+
+// The profiles.
+const (
+	// ProfileJobevent is the rule of jobevent's runtime, the default.
+	ProfileJobevent Profile = iota
+	// ProfileFlink is what Flink 1.20's and 2.x's recovering JobMaster
+	// does (DefaultBatchJobRecoveryHandler), for logs read from a Flink
+	// job-events directory. It differs in four places:
+	//   - step 2 trims, in the finished map's order, every entry after the
+	//     last snapshot point, whatever its vertex's coordinator;
+	//   - step 3 applies only when some finished entry survives step 2,
+	//     and closes over consumers only;
+	//   - step 4 tracks only the partitions it needs (a consumer vertex
+	//     not initialized, or a consumer subtask not FINISHED): a
+	//     partition whose consumers had all finished counts as missing for
+	//     any consumer that reruns later, so its producer reruns too;
+	//   - step 5 numbers attempts as Flink's new JobMaster does: a subtask
+	//     it recovered as FINISHED, or cancelled for its coordinator, and
+	//     then resets runs its next attempt; every other subtask runs a
+	//     fresh attempt 0. Flink logs no recovery resets.
+	ProfileFlink
+)
+
+// String returns "jobevent" or "flink".
+func (p Profile) String() string {
+	if p == ProfileFlink {
+		return "flink"
+	}
+	return "jobevent"
+}
+
+// SetProfile sets the profile of the rule that Plan applies to s, and
+// that BuildAvailability assumes for the default availability. Logs read
+// from Flink's job-events directories are planned with ProfileFlink.
+func (s *State) SetProfile(p Profile) { s.profile = p }
+
+// Profile returns the profile set by SetProfile.
+func (s *State) Profile() Profile { return s.profile }
+
+// flinkTrim is step 2 in the Flink profile: the entries of the finished
+// map, in map order (the position of each subtask's first finish), are
+// dropped from the end while the latest finish of the entry was not a
+// snapshot point.
+func (p *planner) flinkTrim() (trimmed []bool) {
+	var entries []int32
+	for x := range p.s.sub {
+		if p.flags[x]&fInMap != 0 {
+			entries = append(entries, int32(x))
+		}
+	}
+	sort.Slice(entries, func(a, b int) bool { return p.s.sub[entries[a]].pos < p.s.sub[entries[b]].pos })
+	trimmed = make([]bool, len(p.s.sub))
+	for k := len(entries) - 1; k >= 0 && !p.s.sub[entries[k]].finSnap; k-- {
+		trimmed[entries[k]] = true
+	}
+	return trimmed
+}
+
+// flinkCancel marks, when some finished entry survived step 2, the
+// subtasks that Flink's recovery cancels before it resets them: those not
+// FINISHED of every initialized vertex with a coordinator. They run their
+// next attempt (1), not a fresh one.
+func (p *planner) flinkCancel() {
+	if p.kept == 0 {
+		return
+	}
+	for v := range p.t.ids {
+		vs := &p.s.vs[v]
+		if vs.parallelism == 0 || !hasCoordinator(p.t.conf[v].Coordinator) {
+			continue
+		}
+		for x := vs.base; x < vs.base+vs.parallelism; x++ {
+			if p.flags[x]&fFinished == 0 {
+				p.flags[x] |= fCanceled
+			}
+		}
+	}
+}
+
+// flinkPartitions is step 4 in the Flink profile. The resets of step 3
+// first close over their consumers only; then a partition of a FINISHED
+// producer is tracked if it is needed (its consumer vertex is not
+// initialized, or a consumer subtask reading it will run) and available;
+// the producers of needed partitions that are not tracked are reset, and
+// that closure treats every untracked partition as missing, the optional
+// ones too.
+func (p *planner) flinkPartitions(avail Availability) {
+	p.closeDownOnly()
+	p.lookupMissing(avail)
+	p.untrackOptional()
+	p.seedUninitialized()
+	for x, f := range p.flags {
+		if f&fWill != 0 {
+			p.queue = append(p.queue, int32(x))
+		}
+	}
+	p.close()
+}
+
+// closeDownOnly runs the queue's closure over consumers and deferred
+// vertices, not over producers: Flink's reset of its coordinator step.
+func (p *planner) closeDownOnly() {
+	for len(p.queue) > 0 {
+		x := p.queue[len(p.queue)-1]
+		p.queue = p.queue[:len(p.queue)-1]
+		v := p.s.sub[x].vertex
+		if p.deferred[v] && !p.expanded[v] {
+			p.expanded[v] = true
+			vs := &p.s.vs[v]
+			for y := vs.base; y < vs.base+vs.parallelism; y++ {
+				p.mark(y)
+			}
+		}
+		i := x - p.s.vs[v].base
+		for _, ei := range p.t.out[v] {
+			p.closeDown(ei, i)
+		}
+	}
+	clear(p.downDone)
+}
+
+// untrackOptional marks as missing every partition of a FINISHED producer
+// whose consumer vertex is initialized and whose consumer subtasks reading
+// it are all FINISHED and not reset: Flink neither tracks nor releases
+// such a partition.
+func (p *planner) untrackOptional() {
+	for v := range p.t.ids {
+		vs := &p.s.vs[v]
+		for k, ei := range p.t.out[v] {
+			e := &p.t.edges[ei]
+			cv := &p.s.vs[e.to]
+			if cv.parallelism == 0 {
+				continue
+			}
+			for i := int32(0); i < vs.parallelism; i++ {
+				x := vs.base + i
+				if p.flags[x]&fFinished == 0 {
+					continue
+				}
+				lo, hi := consumers(e.pointwise, i, vs.parallelism, cv.parallelism)
+				if !p.anyWill(cv.base+lo, cv.base+hi) {
+					p.miss[p.missOff[v]+int(i)*len(p.t.out[v])+k] = true
+				}
+			}
+		}
+	}
+}
+
+// anyWill reports whether a subtask in the dense range [lo, hi) will run.
+func (p *planner) anyWill(lo, hi int32) bool {
+	for y := lo; y < hi; y++ {
+		if p.flags[y]&fWill != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// flinkAttempt returns the attempt Flink's new JobMaster deploys for
+// subtask x, which will run: the next one for a subtask it recovered as
+// FINISHED or cancelled, and then reset; 0, a fresh attempt, otherwise.
+func (p *planner) flinkAttempt(x int32) int32 {
+	f := p.flags[x]
+	switch {
+	case f&fFinished != 0:
+		return p.s.sub[x].finAttempt + 1
+	case f&fCanceled != 0:
+		return 1
+	}
+	return 0
+}
+
+// releasedByFlink reports whether Flink's partition release strategy had
+// released the partition of FINISHED-in-the-log producer subtask i of
+// vertex v for the consumer vertex c: every consumer subtask reading it
+// is in the finished map (before any trimming), so the old JobMaster
+// released it (jobmanager.partition.release-during-job-execution).
+func (s *State) releasedByFlink(v, i, c int32) bool {
+	cv := &s.vs[c]
+	if cv.parallelism == 0 {
+		return false
+	}
+	e := s.topo.edges[s.topo.out[v][s.topo.outSlot(v, c)]]
+	lo, hi := consumers(e.pointwise, i, s.vs[v].parallelism, cv.parallelism)
+	for y := cv.base + lo; y < cv.base+hi; y++ {
+		if s.sub[y].finSeq == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func hasCoordinator(kind string) bool {
+	return kind == format.CoordinatorBatchSnapshot || kind == format.CoordinatorNoBatchSnapshot
+}
