@@ -25,7 +25,9 @@ type Entry struct {
 // AsList returns the elements of a list: java.util.ArrayList (and its
 // subclasses), LinkedList, Arrays$ArrayList, the Collections empty,
 // singleton, nCopies, unmodifiable and synchronized lists, and the
-// immutable lists of List.of (java.util.CollSer).
+// immutable lists of List.of (java.util.CollSer). An nCopies list longer
+// than 65536 elements is an ErrLimit error (its length is not backed by
+// the input).
 func AsList(v Value) ([]Value, error) {
 	for range maxWrapping {
 		o, ok := v.(*Object)

@@ -137,13 +137,17 @@ func collSer(o *Object, tags ...int32) ([]Value, error) {
 	return nil, notAdapted(o, "this kind of immutable collection")
 }
 
+// maxCopies bounds the list AsList makes of Collections.nCopies, whose
+// length is a field and not backed by the input.
+const maxCopies = 1 << 16
+
 // copies reads Collections$CopiesList (Collections.nCopies).
 func copies(o *Object) ([]Value, error) {
 	n, ok := fieldOf(o, "java.util.Collections$CopiesList", "n").(int32)
 	if !ok || n < 0 {
 		return nil, badForm(o, "no count n")
 	}
-	if n > 1<<20 {
+	if n > maxCopies {
 		return nil, &DecodeError{Offset: o.Offset, Kind: ErrLimit, Detail: "limit: nCopies list of " + strconv.Itoa(int(n)) + " elements"}
 	}
 	e := fieldOf(o, "java.util.Collections$CopiesList", "element")
