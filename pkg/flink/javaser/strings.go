@@ -1,0 +1,101 @@
+package javaser
+
+// Strings: TC_STRING and TC_LONGSTRING contents and the names inside class
+// descriptors, all in modified UTF-8.
+
+// readNewString reads a TC_STRING or TC_LONGSTRING whose type code has been
+// read: newHandle, then the length and the bytes.
+func (d *Decoder) readNewString(long bool) (Value, error) {
+	start := d.pos - 1
+	s, err := d.stringBody(long)
+	if err != nil {
+		return nil, err
+	}
+	if err := d.newHandle(start, s); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// stringBody reads the length and modified UTF-8 bytes of a string whose
+// type code has been read.
+func (d *Decoder) stringBody(long bool) (string, error) {
+	start := d.pos
+	var n int64
+	if long {
+		l, err := d.i64("long string length")
+		if err != nil {
+			return "", err
+		}
+		if l < 0 {
+			return "", d.malformed(start, "long string length %d", l)
+		}
+		n = l
+	} else {
+		l, err := d.u16("string length")
+		if err != nil {
+			return "", err
+		}
+		n = int64(l)
+	}
+	if n > int64(d.opts.MaxStringBytes) {
+		return "", d.limit(start, "string of %d bytes, more than %d", n, d.opts.MaxStringBytes)
+	}
+	return d.utfBytes(start, n)
+}
+
+// utf reads a u16 length and that many bytes of modified UTF-8 (class and
+// field names, proxy interface names); what names the length for errors.
+func (d *Decoder) utf(what string) (string, error) {
+	start := d.pos
+	n, err := d.u16(what)
+	if err != nil {
+		return "", err
+	}
+	return d.utfBytes(start, int64(n))
+}
+
+func (d *Decoder) utfBytes(start int, n int64) (string, error) {
+	if n > int64(len(d.buf)-d.pos) {
+		return "", d.truncated(start, "string of %d bytes, %d left", n, len(d.buf)-d.pos)
+	}
+	b := d.buf[d.pos : d.pos+int(n)]
+	s, ok := decodeModifiedUTF8(b)
+	if !ok {
+		return "", d.malformed(start, "string is not modified UTF-8")
+	}
+	d.pos += int(n)
+	return s, nil
+}
+
+// readTypeString reads a string where only a string, a reference to one or
+// null may be (field type signatures, enum constant names).
+func (d *Decoder) readTypeString() (*string, error) {
+	start := d.pos
+	tc, err := d.u8("type code")
+	if err != nil {
+		return nil, err
+	}
+	switch tc {
+	case tcNull:
+		return nil, nil
+	case tcString, tcLongString:
+		v, err := d.readNewString(tc == tcLongString)
+		if err != nil {
+			return nil, err
+		}
+		s := v.(string)
+		return &s, nil
+	case tcReference:
+		d.pos = start
+		v, err := d.readReference()
+		if err != nil {
+			return nil, err
+		}
+		if s, ok := v.(string); ok {
+			return &s, nil
+		}
+		return nil, d.malformed(start, "reference to %s where a string was expected", kindOf(v))
+	}
+	return nil, d.malformed(start, "type code 0x%02x where a string was expected", tc)
+}
