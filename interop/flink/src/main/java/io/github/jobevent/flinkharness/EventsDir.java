@@ -1,0 +1,90 @@
+package io.github.jobevent.flinkharness;
+
+import java.io.DataInputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * EventsDir reads the framing of Flink's job-events directory (files events.0, events.1, ...;
+ * records of int32 type, int32 length, payload, big-endian) far enough to count records, and
+ * copies the directory.
+ */
+final class EventsDir {
+    private EventsDir() {}
+
+    /** files returns events.0, events.1, ... while the numbering is contiguous. */
+    static List<Path> files(Path dir) {
+        List<Path> out = new ArrayList<>();
+        for (int i = 0; ; i++) {
+            Path p = dir.resolve("events." + i);
+            if (!Files.isRegularFile(p)) {
+                return out;
+            }
+            out.add(p);
+        }
+    }
+
+    /** count returns how many records of each type (index 1..4) the files from index first hold. */
+    static int[] count(Path dir, int first) throws IOException {
+        int[] n = new int[5];
+        List<Path> fs = files(dir);
+        for (int i = first; i < fs.size(); i++) {
+            try (InputStream in = Files.newInputStream(fs.get(i));
+                    DataInputStream d = new DataInputStream(new java.io.BufferedInputStream(in))) {
+                while (true) {
+                    int type;
+                    int len;
+                    try {
+                        type = d.readInt();
+                        len = d.readInt();
+                        d.readNBytes(len);
+                    } catch (EOFException e) {
+                        break;
+                    }
+                    if (type >= 1 && type <= 4) {
+                        n[type]++;
+                    }
+                }
+            }
+        }
+        return n;
+    }
+
+    /** sizes returns a fingerprint of the directory: every file name and size. */
+    static String sizes(Path dir) throws IOException {
+        if (!Files.isDirectory(dir)) {
+            return "absent";
+        }
+        StringBuilder b = new StringBuilder();
+        try (var s = Files.list(dir)) {
+            for (Path p : s.sorted().toList()) {
+                b.append(p.getFileName()).append('=').append(Files.size(p)).append(';');
+            }
+        }
+        return b.toString();
+    }
+
+    /** copy copies the directory's regular files into dest, which it creates. */
+    static List<String> copy(Path dir, Path dest) throws IOException {
+        Files.createDirectories(dest);
+        List<String> names = new ArrayList<>();
+        if (!Files.isDirectory(dir)) {
+            return names;
+        }
+        try (var s = Files.list(dir)) {
+            for (Path p : s.sorted().toList()) {
+                if (Files.isRegularFile(p)) {
+                    Files.copy(p, dest.resolve(p.getFileName()), StandardCopyOption.REPLACE_EXISTING);
+                    names.add(p.getFileName().toString());
+                }
+            }
+        }
+        return names;
+    }
+}

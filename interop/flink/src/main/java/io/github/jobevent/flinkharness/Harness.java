@@ -1,0 +1,94 @@
+package io.github.jobevent.flinkharness;
+
+import org.apache.flink.runtime.util.EnvironmentInformation;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Harness is the command line: {@code Harness SCENARIO OUTDIR} runs one scenario and writes
+ * OUTDIR/{job-events/, truth.json, plan.json}; {@code Harness all OUTROOT} (or a comma-separated
+ * list of scenarios) runs several in this JVM, each into OUTROOT/<scenario>/; {@code Harness
+ * list} prints the scenarios. It exits 0 when every scenario passed, 1 when one failed, 2 on a
+ * usage error.
+ */
+public final class Harness {
+    private Harness() {}
+
+    public static void main(String[] args) {
+        System.exit(run(args));
+    }
+
+    private static int run(String[] args) {
+        Map<String, Scenario> all = Scenario.all();
+        if (args.length == 1 && args[0].equals("list")) {
+            all.values().forEach(s -> System.out.println(s.name + "\t" + s.description));
+            return 0;
+        }
+        if (args.length != 2) {
+            System.err.println("usage: run.sh SCENARIO|all|S1,S2,... OUTDIR   (run.sh list names the scenarios)");
+            return 2;
+        }
+        List<Scenario> chosen = new ArrayList<>();
+        boolean single = !args[0].equals("all") && !args[0].contains(",");
+        for (String name : args[0].equals("all") ? all.keySet() : List.of(args[0].split(","))) {
+            Scenario s = all.get(name);
+            if (s == null) {
+                System.err.println("flink-harness: unknown scenario " + name + " (run.sh list names them)");
+                return 2;
+            }
+            chosen.add(s);
+        }
+        Path out = Path.of(args[1]);
+        String version = flinkVersion();
+        int passed = 0;
+        int failed = 0;
+        for (Scenario s : chosen) {
+            Path dir = single ? out : out.resolve(s.name);
+            long start = System.nanoTime();
+            String verdict;
+            try {
+                clean(dir);
+                new ScenarioRun(s, version, dir).run();
+                passed++;
+                verdict = "ok";
+            } catch (Throwable t) {
+                failed++;
+                verdict = "FAIL: " + t;
+                t.printStackTrace();
+            }
+            System.out.printf("flink %s  %-42s %5.1fs  %s%n", version, s.name, (System.nanoTime() - start) / 1e9, verdict);
+        }
+        System.out.println("flink " + version + ": " + passed + " passed, " + failed + " failed");
+        return failed == 0 ? 0 : 1;
+    }
+
+    /** clean empties a scenario's output directory so that no file of an earlier run survives. */
+    private static void clean(Path dir) throws IOException {
+        if (Files.exists(dir)) {
+            for (String name : List.of("truth.json", "plan.json")) {
+                Files.deleteIfExists(dir.resolve(name));
+            }
+            try (var s = Files.list(dir)) {
+                for (Path p : s.toList()) {
+                    if (p.getFileName().toString().startsWith("job-events")) {
+                        ScenarioRun.deleteTree(p);
+                    }
+                }
+            }
+        }
+        Files.createDirectories(dir);
+    }
+
+    static String flinkVersion() {
+        String v = EnvironmentInformation.getVersion();
+        if (v == null || v.isEmpty() || v.startsWith("<")) {
+            v = System.getProperty("flink.version", "unknown");
+        }
+        return v;
+    }
+}

@@ -1,0 +1,236 @@
+package io.github.jobevent.flinkharness;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+
+/**
+ * Scenario is one harness run: the job's shape (source kind, middle stages, keyed count, sink),
+ * the recovery settings, and the failovers: where each one happens (which subtasks are held at a
+ * gate and which must have finished) and what damage follows it.
+ */
+final class Scenario {
+    enum SourceKind { SEQUENCE, NO_BATCH_SNAPSHOT }
+
+    enum Edge { FORWARD, RESCALE, REBALANCE, HASH }
+
+    /** AUTO leaves a stage's parallelism to the AdaptiveBatch scheduler. */
+    static final int AUTO = -1;
+
+    record Stage(String name, Edge edge, int parallelism) {}
+
+    /**
+     * Sel names subtasks of a stage: "map:*" all, "map:0,2" some, "map:*-0" all but some.
+     * Stages are src, the middle stages' names, agg and sink.
+     */
+    record Sel(String stage, boolean all, TreeSet<Integer> subtasks) {
+        static Sel parse(String spec) {
+            int colon = spec.indexOf(':');
+            String stage = spec.substring(0, colon);
+            String rest = spec.substring(colon + 1);
+            boolean all = rest.startsWith("*");
+            if (all) {
+                rest = rest.startsWith("*-") ? rest.substring(2) : "";
+            }
+            TreeSet<Integer> subs = new TreeSet<>();
+            for (String p : rest.split(",")) {
+                if (!p.isEmpty()) {
+                    subs.add(Integer.parseInt(p));
+                }
+            }
+            return new Sel(stage, all, subs);
+        }
+
+        /** expand returns the selected subtasks of a stage with the given parallelism. */
+        TreeSet<Integer> expand(int parallelism) {
+            TreeSet<Integer> out = new TreeSet<>();
+            if (all) {
+                for (int i = 0; i < parallelism; i++) {
+                    if (!subtasks.contains(i)) {
+                        out.add(i);
+                    }
+                }
+            } else {
+                out.addAll(subtasks);
+            }
+            return out;
+        }
+
+        @Override
+        public String toString() {
+            return stage + ":" + (all ? "*" + (subtasks.isEmpty() ? "" : "-") : "")
+                    + String.join(",", subtasks.stream().map(String::valueOf).toList());
+        }
+    }
+
+    /** Failover: hold these, expect exactly these finished, then revoke; lose a TaskManager. */
+    static final class Failover {
+        final List<Sel> holds = new ArrayList<>();
+        final List<Sel> finished = new ArrayList<>();
+        /** loseTaskManagerOf names one subtask: the TaskManager it ran on is stopped. */
+        Sel loseTaskManagerOf;
+
+        Failover hold(String... specs) {
+            for (String s : specs) {
+                holds.add(Sel.parse(s));
+            }
+            return this;
+        }
+
+        Failover finished(String... specs) {
+            for (String s : specs) {
+                finished.add(Sel.parse(s));
+            }
+            return this;
+        }
+
+        Failover loseTaskManagerOf(String spec) {
+            loseTaskManagerOf = Sel.parse(spec);
+            return this;
+        }
+    }
+
+    final String name;
+    final String description;
+    SourceKind source = SourceKind.SEQUENCE;
+    int sourceParallelism = 4;
+    final List<Stage> middle = new ArrayList<>();
+    Stage agg = new Stage("agg", Edge.HASH, 4);
+    Stage sink = new Stage("sink", Edge.FORWARD, 4);
+    long records = 10_000;
+    int keys = 100;
+    long minPauseMillis = 0;
+    long recoveryTimeoutMillis = 10_000;
+    final List<Failover> failovers = new ArrayList<>();
+    /** failOnce: "stage:subtask@epoch" fails that subtask's first run in that epoch. */
+    final List<String> failOnce = new ArrayList<>();
+
+    Scenario(String name, String description) {
+        this.name = name;
+        this.description = description;
+    }
+
+    Scenario source(SourceKind kind, int parallelism) {
+        source = kind;
+        sourceParallelism = parallelism;
+        return this;
+    }
+
+    Scenario map(String stageName, Edge edge, int parallelism) {
+        middle.add(new Stage(stageName, edge, parallelism));
+        return this;
+    }
+
+    Scenario agg(int parallelism) {
+        agg = new Stage("agg", Edge.HASH, parallelism);
+        return this;
+    }
+
+    Scenario sink(Edge edge, int parallelism) {
+        sink = new Stage("sink", edge, parallelism);
+        return this;
+    }
+
+    Scenario minPause(long millis) {
+        minPauseMillis = millis;
+        return this;
+    }
+
+    Scenario recoveryTimeout(long millis) {
+        recoveryTimeoutMillis = millis;
+        return this;
+    }
+
+    Scenario failover(Failover f) {
+        failovers.add(f);
+        return this;
+    }
+
+    Scenario failOnce(String spec) {
+        failOnce.add(spec);
+        return this;
+    }
+
+    static Failover at() {
+        return new Failover();
+    }
+
+    /** basic is the common job: src(4) -rebalance-> map(4) -hash-> agg(4) -forward-> sink(4). */
+    private static Scenario basic(String name, String description) {
+        return new Scenario(name, description).map("map", Edge.REBALANCE, 4).agg(4).sink(Edge.FORWARD, 4);
+    }
+
+    private static final long HOUR = 3_600_000;
+
+    /** all returns every scenario, by name, in run order. */
+    static Map<String, Scenario> all() {
+        List<Scenario> list = List.of(
+                basic("rebalance-hash",
+                        "batch-snapshot source; all-to-all edges; failover with half of map finished")
+                        .failover(at().hold("map:2,3").finished("src:*", "map:0,1")),
+                new Scenario("forward-pointwise",
+                        "forward edge src->map (pointwise, one producer per consumer); failover with map 0,2 finished")
+                        .map("map", Edge.FORWARD, 4).agg(2).sink(Edge.REBALANCE, 2)
+                        .failover(at().hold("map:1,3").finished("src:*", "map:0,2")),
+                new Scenario("rescale-pointwise",
+                        "rescale edge src(4)->map(2) (two producers per consumer); failover with map 0 finished")
+                        .map("map", Edge.RESCALE, 2).agg(3).sink(Edge.REBALANCE, 1)
+                        .failover(at().hold("map:1").finished("src:*", "map:0")),
+                new Scenario("hash-agg-partial",
+                        "hash edges src(3)->map(4)->agg(4); failover with agg 0,1 and their forward consumers sink 0,1 finished")
+                        .source(SourceKind.SEQUENCE, 3).map("map", Edge.HASH, 4).agg(4).sink(Edge.FORWARD, 4)
+                        .failover(at().hold("agg:2,3").finished("src:*", "map:*", "agg:0,1", "sink:0,1")),
+                new Scenario("auto-parallelism",
+                        "map, agg and sink without parallelism (decided by the AdaptiveBatch scheduler); "
+                                + "failover with all of map but subtask 0 finished, agg not initialized")
+                        .map("map", Edge.REBALANCE, AUTO).agg(AUTO).sink(Edge.REBALANCE, AUTO)
+                        .failover(at().hold("map:0").finished("src:*", "map:*-0")),
+                basic("min-pause-trim",
+                        "snapshot min-pause 1h: map 0,1 finish after the last snapshot point and are trimmed")
+                        .minPause(HOUR)
+                        .failover(at().hold("map:2,3").finished("src:*", "map:0,1")),
+                new Scenario("min-pause-released-producer",
+                        "min-pause 1h with a forward edge: map 0,1 are trimmed and the source partitions they "
+                                + "had consumed were already released")
+                        .map("map", Edge.FORWARD, 4).agg(4).sink(Edge.FORWARD, 4).minPause(HOUR).recoveryTimeout(3_000)
+                        .failover(at().hold("map:2,3").finished("src:*", "map:0,1")),
+                basic("lost-taskmanager",
+                        "the TaskManager that ran src 0 is stopped during the failover (its partitions are lost)")
+                        .recoveryTimeout(3_000)
+                        .failover(at().hold("map:3").finished("src:*", "map:0,1,2").loseTaskManagerOf("src:0")),
+                basic("task-failure-before-failover",
+                        "map 1 fails once and is restarted (attempt 1) before the failover")
+                        .failOnce("map:1@0")
+                        .failover(at().hold("map:3").finished("src:*", "map:0,1,2")),
+                basic("two-failovers",
+                        "a failover after src finished, then a second one after map, agg 0,2,3 and sink 0,2,3 finished")
+                        .failover(at().hold("map:*").finished("src:*"))
+                        .failover(at().hold("agg:1").finished("src:*", "map:*", "agg:0,2,3", "sink:0,2,3")),
+                basic("before-anything-finished",
+                        "a failover while every source subtask is still running")
+                        .failover(at().hold("src:*").finished()),
+                basic("all-but-sink-finished",
+                        "a failover when every vertex but the sink has finished")
+                        .failover(at().hold("sink:*").finished("src:*", "map:*", "agg:*")),
+                basic("no-batch-snapshot-source-unfinished",
+                        "source coordinator without batch snapshot, unfinished at the failover: all of it reruns")
+                        .source(SourceKind.NO_BATCH_SNAPSHOT, 4)
+                        .failover(at().hold("src:2,3").finished("src:0,1")),
+                basic("no-batch-snapshot-source-finished",
+                        "source coordinator without batch snapshot, finished at the failover: it is deferred")
+                        .source(SourceKind.NO_BATCH_SNAPSHOT, 4)
+                        .failover(at().hold("map:2,3").finished("src:*", "map:0,1")),
+                basic("no-batch-snapshot-source-partition-lost",
+                        "source coordinator without batch snapshot, finished, then a lost TaskManager takes "
+                                + "some of its partitions: all of it reruns")
+                        .source(SourceKind.NO_BATCH_SNAPSHOT, 4).recoveryTimeout(3_000)
+                        .failover(at().hold("map:2,3").finished("src:*", "map:0,1").loseTaskManagerOf("src:0")));
+        Map<String, Scenario> m = new LinkedHashMap<>();
+        for (Scenario s : list) {
+            m.put(s.name, s);
+        }
+        return m;
+    }
+}

@@ -1,0 +1,474 @@
+package io.github.jobevent.flinkharness;
+
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.runtime.execution.ExecutionState;
+import org.apache.flink.runtime.executiongraph.AccessExecution;
+import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
+import org.apache.flink.runtime.executiongraph.AccessExecutionJobVertex;
+import org.apache.flink.runtime.executiongraph.AccessExecutionVertex;
+import org.apache.flink.runtime.highavailability.nonha.embedded.HaLeadershipControl;
+import org.apache.flink.runtime.jobgraph.JobGraph;
+import org.apache.flink.runtime.jobmaster.JobResult;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
+import org.apache.flink.runtime.rest.messages.JobPlanInfo;
+import org.apache.flink.runtime.rest.util.RestMapperUtils;
+import org.apache.flink.runtime.taskexecutor.TaskExecutor;
+import org.apache.flink.runtime.taskmanager.TaskManagerLocation;
+
+import java.io.IOException;
+import java.lang.reflect.Field;
+import java.lang.reflect.Method;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * ScenarioRun runs one scenario in a MiniCluster of its own: submit, and for each failover wait
+ * for the intended point, revoke the JobMaster's leadership, copy job-events, apply the damage,
+ * grant leadership back; then wait for the job, check its output and write truth.json and
+ * plan.json. Any deviation (a point not reached, a wrong output, records missing from the log)
+ * throws.
+ */
+final class ScenarioRun {
+    static final int TASK_MANAGERS = 2;
+    static final int SLOTS_PER_TASK_MANAGER = 4;
+    private static final long POINT_TIMEOUT_MS = 60_000;
+    private static final long JOB_TIMEOUT_MS = 180_000;
+
+    private final Scenario s;
+    private final String version;
+    private final Path out;
+
+    ScenarioRun(Scenario s, String version, Path out) {
+        this.s = s;
+        this.version = version;
+        this.out = out;
+    }
+
+    /** Sub is one subtask as the JobMaster saw it at a failover point. */
+    record Sub(ExecutionState state, String attemptId, int attempt, String taskManager) {}
+
+    /** Vertex is one job vertex as the JobMaster saw it at a failover point. */
+    record Vertex(String id, String name, int parallelism, boolean initialized, List<Sub> subs) {}
+
+    void run() throws Exception {
+        Path tmp = Files.createTempDirectory("flink-harness-" + s.name + "-");
+        Registry.reset();
+        try (MiniCluster mc = new MiniCluster(clusterConfiguration(tmp))) {
+            mc.start();
+            runJob(mc, tmp);
+        } finally {
+            Registry.releaseAll();
+            deleteTree(tmp);
+        }
+    }
+
+    private MiniClusterConfiguration clusterConfiguration(Path tmp) throws IOException {
+        Map<String, String> c = new LinkedHashMap<>();
+        c.put("execution.batch.job-recovery.enabled", "true");
+        c.put("execution.batch.job-recovery.snapshot.min-pause", s.minPauseMillis + " ms");
+        c.put("execution.batch.job-recovery.previous-worker.recovery.timeout", s.recoveryTimeoutMillis + " ms");
+        c.put("high-availability.storageDir", tmp.resolve("ha").toUri().toString());
+        c.put("io.tmp.dirs", Files.createDirectories(tmp.resolve("io")).toString());
+        c.put("jobmanager.scheduler", "AdaptiveBatch");
+        c.put("jobmanager.execution.failover-strategy", "region");
+        c.put("restart-strategy.type", "fixed-delay");
+        c.put("restart-strategy.fixed-delay.attempts", "10");
+        c.put("restart-strategy.fixed-delay.delay", "100 ms");
+        c.put("execution.batch.adaptive.auto-parallelism.max-parallelism", "4");
+        c.put("execution.batch.adaptive.auto-parallelism.avg-data-volume-per-task", "16kb");
+        c.put("taskmanager.load-balance.mode", "SLOTS");
+        c.put("rest.bind-address", "127.0.0.1");
+        c.put("rest.address", "127.0.0.1");
+        c.put("rest.port", "0");
+        c.put("taskmanager.host", "127.0.0.1");
+        c.put("jobmanager.rpc.address", "127.0.0.1");
+        return new MiniClusterConfiguration.Builder()
+                .setConfiguration(Configuration.fromMap(c))
+                .setNumTaskManagers(TASK_MANAGERS)
+                .setNumSlotsPerTaskManager(SLOTS_PER_TASK_MANAGER)
+                .setCommonBindAddress("127.0.0.1")
+                .setHaServices(MiniCluster.HaServices.WITH_LEADERSHIP_CONTROL)
+                .build();
+    }
+
+    private void runJob(MiniCluster mc, Path tmp) throws Exception {
+        HaLeadershipControl ha = mc.getHaLeadershipControl()
+                .orElseThrow(() -> new IllegalStateException("MiniCluster without leadership control"));
+        List<String> taskManagers = taskManagerIds(mc);
+        for (String spec : s.failOnce) {
+            String[] p = spec.split("[:@]");
+            Registry.failOnce(p[0], Integer.parseInt(p[1]), Integer.parseInt(p[2]));
+        }
+        addHolds(s.failovers.get(0), 0);
+
+        JobGraph jg = JobBuilder.build(s);
+        JobID id = jg.getJobID();
+        mc.submitJob(jg).get(30, TimeUnit.SECONDS);
+        Path events = tmp.resolve("ha").resolve("default").resolve(id.toString()).resolve("job-events");
+
+        List<Map<String, Vertex>> points = new ArrayList<>();
+        List<String> lost = new ArrayList<>();
+        List<String> copied = List.of();
+        Set<String> recoverable = new HashSet<>();
+        int filesBefore = 0;
+        for (int k = 0; k < s.failovers.size(); k++) {
+            Scenario.Failover f = s.failovers.get(k);
+            Map<String, Vertex> point = awaitPoint(mc, id, f, k);
+            points.add(point);
+            ha.revokeJobMasterLeadership(id).get(30, TimeUnit.SECONDS);
+
+            int wantFinished = 0;
+            Set<String> finishedNow = new HashSet<>();
+            for (Vertex v : point.values()) {
+                for (Sub sub : v.subs()) {
+                    if (sub.state() == ExecutionState.FINISHED) {
+                        finishedNow.add(sub.attemptId());
+                        if (!recoverable.contains(sub.attemptId())) {
+                            wantFinished++;
+                        }
+                    }
+                }
+            }
+            awaitLog(events, filesBefore, wantFinished, k);
+            boolean last = k == s.failovers.size() - 1;
+            Path dest = out.resolve(last ? "job-events" : "job-events.failover-" + (k + 1));
+            copied = EventsDir.copy(events, dest);
+            filesBefore = EventsDir.files(events).size();
+            recoverable = finishedNow;
+
+            if (f.loseTaskManagerOf != null) {
+                String tm = taskManagerOf(point, f.loseTaskManagerOf);
+                int index = taskManagers.indexOf(tm);
+                if (index < 0) {
+                    throw new HarnessFailure("no TaskManager " + tm + " among " + taskManagers);
+                }
+                mc.terminateTaskManager(index).get(30, TimeUnit.SECONDS);
+                lost.add(tm);
+            }
+            if (!last) {
+                addHolds(s.failovers.get(k + 1), k + 1);
+            }
+            Registry.nextEpoch();
+            ha.grantJobMasterLeadership(id).get(30, TimeUnit.SECONDS);
+        }
+
+        JobResult result = mc.requestJobResult(id).get(JOB_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+        if (!result.isSuccess()) {
+            throw new HarnessFailure("job failed: " + result.getSerializedThrowable()
+                    .map(t -> t.getFullStringifiedStackTrace()).orElse("no cause"));
+        }
+        AccessExecutionGraph fin = mc.getArchivedExecutionGraph(id).get(30, TimeUnit.SECONDS);
+        checkOutput();
+        Map<String, Object> truth = truth(id, points.get(points.size() - 1), fin, taskManagers, lost, copied);
+        Files.writeString(out.resolve("truth.json"), Json.write(truth), StandardCharsets.UTF_8);
+        Files.writeString(out.resolve("plan.json"), plan(fin) + "\n", StandardCharsets.UTF_8);
+    }
+
+    private void addHolds(Scenario.Failover f, int epoch) {
+        for (Scenario.Sel sel : f.holds) {
+            if (sel.all()) {
+                Registry.hold(sel.stage(), Registry.ALL, epoch);
+            } else {
+                for (int i : sel.subtasks()) {
+                    Registry.hold(sel.stage(), i, epoch);
+                }
+            }
+        }
+    }
+
+    /** stages maps JobVertexIDs to stage names, from the probes' records. */
+    private static Map<String, String> stages() {
+        Map<String, String> m = new HashMap<>();
+        for (Registry.Run r : Registry.runs()) {
+            m.put(r.vertexId, r.stage);
+        }
+        return m;
+    }
+
+    private static Map<String, Vertex> snapshot(AccessExecutionGraph eg) {
+        Map<String, Vertex> m = new LinkedHashMap<>();
+        for (AccessExecutionJobVertex jv : eg.getVerticesTopologically()) {
+            List<Sub> subs = new ArrayList<>();
+            for (AccessExecutionVertex ev : jv.getTaskVertices()) {
+                AccessExecution ex = ev.getCurrentExecutionAttempt();
+                TaskManagerLocation loc = ex.getAssignedResourceLocation();
+                subs.add(new Sub(ex.getState(), ex.getAttemptId().toString(), ex.getAttemptNumber(),
+                        loc == null ? null : loc.getResourceID().getResourceIdString()));
+            }
+            String vid = jv.getJobVertexId().toString();
+            m.put(vid, new Vertex(vid, jv.getName(), jv.getParallelism(), !subs.isEmpty(), subs));
+        }
+        return m;
+    }
+
+    /**
+     * awaitPoint waits until the job stands still at failover k's point: the held subtasks wait at
+     * their gates, nothing else runs, and exactly the expected subtasks have finished, twice in a
+     * row. It returns the JobMaster's view at that point.
+     */
+    private Map<String, Vertex> awaitPoint(MiniCluster mc, JobID id, Scenario.Failover f, int epoch) throws Exception {
+        long deadline = System.currentTimeMillis() + POINT_TIMEOUT_MS;
+        String previous = null;
+        String why = "";
+        while (System.currentTimeMillis() < deadline) {
+            AccessExecutionGraph eg = mc.getExecutionGraph(id).get(30, TimeUnit.SECONDS);
+            if (eg.getState().isGloballyTerminalState()) {
+                throw new HarnessFailure("job " + eg.getState() + " before failover " + (epoch + 1));
+            }
+            Map<String, Vertex> point = snapshot(eg);
+            Map<String, String> stageOf = stages();
+            Map<String, Integer> parallelismOf = new HashMap<>();
+            point.values().forEach(v -> {
+                if (stageOf.containsKey(v.id()) && v.initialized()) {
+                    parallelismOf.put(stageOf.get(v.id()), v.parallelism());
+                }
+            });
+            Set<String> blocked = Registry.blocked();
+            TreeSet<String> finished = new TreeSet<>();
+            TreeSet<String> busy = new TreeSet<>();
+            for (Vertex v : point.values()) {
+                String stage = stageOf.getOrDefault(v.id(), v.name());
+                for (int i = 0; i < v.subs().size(); i++) {
+                    ExecutionState st = v.subs().get(i).state();
+                    if (st == ExecutionState.FINISHED) {
+                        finished.add(stage + ":" + i);
+                    } else if (st != ExecutionState.CREATED && !blocked.contains(Registry.key(stage, i, epoch))) {
+                        busy.add(stage + ":" + i + "=" + st);
+                    }
+                }
+            }
+            TreeSet<String> expected = new TreeSet<>();
+            boolean known = true;
+            for (Scenario.Sel sel : f.finished) {
+                Integer p = parallelismOf.get(sel.stage());
+                if (p == null && sel.all()) {
+                    known = false;
+                    continue;
+                }
+                for (int i : sel.expand(p == null ? 0 : p)) {
+                    expected.add(sel.stage() + ":" + i);
+                }
+            }
+            boolean held = true;
+            for (Scenario.Sel sel : f.holds) {
+                Integer p = parallelismOf.get(sel.stage());
+                if (p == null) {
+                    held = false;
+                    continue;
+                }
+                for (int i : sel.all() ? sel.expand(p) : sel.subtasks()) {
+                    held &= blocked.contains(Registry.key(sel.stage(), i, epoch));
+                }
+            }
+            why = "finished " + finished + ", want " + expected + (known ? "" : " (parallelism unknown)")
+                    + "; running " + busy + "; held " + new TreeSet<>(blocked) + (held ? "" : " (not all holds reached)");
+            boolean ready = known && held && busy.isEmpty() && finished.equals(expected);
+            if (ready && why.equals(previous)) {
+                return point;
+            }
+            previous = ready ? why : null;
+            Thread.sleep(250);
+        }
+        throw new HarnessFailure("failover " + (epoch + 1) + " point not reached in " + POINT_TIMEOUT_MS / 1000 + "s: " + why);
+    }
+
+    /**
+     * awaitLog waits until the old JobMaster's files (from index first) hold one vertex-finished
+     * record per subtask that finished under it, and the directory has stopped changing.
+     */
+    private static void awaitLog(Path events, int first, int want, int k) throws Exception {
+        long deadline = System.currentTimeMillis() + 20_000;
+        String previous = null;
+        int stable = 0;
+        int got = -1;
+        while (System.currentTimeMillis() < deadline) {
+            String sizes = EventsDir.sizes(events);
+            got = Files.isDirectory(events) ? EventsDir.count(events, first)[1] : 0;
+            stable = sizes.equals(previous) ? stable + 1 : 0;
+            previous = sizes;
+            if (got == want && stable >= 4) {
+                return;
+            }
+            Thread.sleep(250);
+        }
+        throw new HarnessFailure("failover " + (k + 1) + ": job-events holds " + got
+                + " vertex-finished records of the last JobMaster, want " + want + " (" + previous + ")");
+    }
+
+    private String taskManagerOf(Map<String, Vertex> point, Scenario.Sel sel) {
+        Map<String, String> stageOf = stages();
+        for (Vertex v : point.values()) {
+            if (sel.stage().equals(stageOf.get(v.id()))) {
+                String tm = v.subs().get(sel.subtasks().first()).taskManager();
+                if (tm == null) {
+                    throw new HarnessFailure(sel + " has no TaskManager at the failover");
+                }
+                return tm;
+            }
+        }
+        throw new HarnessFailure("no vertex for " + sel);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static List<String> taskManagerIds(MiniCluster mc) throws ReflectiveOperationException {
+        Field f = MiniCluster.class.getDeclaredField("taskManagers");
+        f.setAccessible(true);
+        List<String> ids = new ArrayList<>();
+        for (TaskExecutor te : (List<TaskExecutor>) f.get(mc)) {
+            ids.add(te.getResourceID().getResourceIdString());
+        }
+        return ids;
+    }
+
+    /** checkOutput compares the sink's output (last attempt per subtask) with the exact counts. */
+    private void checkOutput() {
+        TreeMap<Long, Long> got = new TreeMap<>();
+        for (Map<Long, Long> m : Registry.sinkOutput().values()) {
+            m.forEach((k, v) -> got.merge(k, v, Long::sum));
+        }
+        TreeMap<Long, Long> want = new TreeMap<>();
+        for (long n = 0; n < s.records; n++) {
+            want.merge(n % s.keys, 1L, Long::sum);
+        }
+        if (!got.equals(want)) {
+            long total = got.values().stream().mapToLong(Long::longValue).sum();
+            throw new HarnessFailure("wrong output: " + got.size() + " keys, " + total + " records; want "
+                    + want.size() + " keys, " + s.records + " records");
+        }
+    }
+
+    private Map<String, Object> truth(JobID id, Map<String, Vertex> point, AccessExecutionGraph fin,
+            List<String> taskManagers, List<String> lost, List<String> copied) {
+        int failovers = s.failovers.size();
+        Map<String, String> stageOf = stages();
+        Map<String, Vertex> end = snapshot(fin);
+        List<Object> vertices = new ArrayList<>();
+        List<Object> subtasks = new ArrayList<>();
+        for (Vertex v : point.values()) {
+            Vertex e = end.get(v.id());
+            Map<String, Object> vm = new LinkedHashMap<>();
+            vm.put("vertex_id", v.id());
+            vm.put("name", e.name());
+            vm.put("parallelism", e.parallelism());
+            vm.put("initialized_at_failover", v.initialized());
+            vm.put("stage", stageOf.get(v.id()));
+            vm.put("parallelism_at_failover", v.initialized() ? v.parallelism() : -1);
+            vertices.add(vm);
+            if (!v.initialized()) {
+                continue;
+            }
+            for (int i = 0; i < v.subs().size(); i++) {
+                subtasks.add(subtaskRow(v, i, e.subs().get(i), failovers));
+            }
+        }
+        Map<String, Object> t = new LinkedHashMap<>();
+        t.put("flink_version", version);
+        t.put("scenario", s.name);
+        t.put("failovers", failovers);
+        t.put("lost_taskmanagers", lost);
+        t.put("vertices", vertices);
+        t.put("subtasks", subtasks);
+        t.put("description", s.description);
+        t.put("job_id", id.toString());
+        t.put("taskmanagers", taskManagers);
+        Map<String, Object> conf = new LinkedHashMap<>();
+        conf.put("snapshot_min_pause_ms", s.minPauseMillis);
+        conf.put("previous_worker_recovery_timeout_ms", s.recoveryTimeoutMillis);
+        conf.put("taskmanagers", TASK_MANAGERS);
+        conf.put("slots_per_taskmanager", SLOTS_PER_TASK_MANAGER);
+        conf.put("records", s.records);
+        conf.put("keys", s.keys);
+        t.put("config", conf);
+        t.put("job_events_files", copied);
+        return t;
+    }
+
+    private Map<String, Object> subtaskRow(Vertex v, int i, Sub end, int failovers) {
+        Sub at = v.subs().get(i);
+        List<Object> runs = new ArrayList<>();
+        boolean ranAgain = false;
+        List<Registry.Run> rs = new ArrayList<>(Registry.runs());
+        rs.sort(Comparator.comparingInt((Registry.Run r) -> r.epoch));
+        for (Registry.Run r : rs) {
+            if (!r.vertexId.equals(v.id()) || r.subtask != i) {
+                continue;
+            }
+            ranAgain |= r.epoch >= failovers;
+            Map<String, Object> rm = new LinkedHashMap<>();
+            rm.put("epoch", r.epoch);
+            rm.put("attempt", r.attempt);
+            rm.put("execution_attempt_id", r.executionId);
+            rm.put("finished", r.finished);
+            runs.add(rm);
+        }
+        boolean kept = at.state() == ExecutionState.FINISHED && at.attemptId().equals(end.attemptId());
+        if (ranAgain == kept) {
+            throw new HarnessFailure(v.name() + " subtask " + i + ": probes say ran_again=" + ranAgain
+                    + " but the JobMaster's attempt went " + at.attemptId() + " (" + at.state() + ") -> " + end.attemptId());
+        }
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("vertex_id", v.id());
+        m.put("subtask", i);
+        m.put("ran_again", ranAgain);
+        m.put("attempt", end.attempt());
+        m.put("state_at_failover", at.state().toString());
+        m.put("attempt_at_failover", at.attempt());
+        m.put("taskmanager_at_failover", at.taskManager());
+        m.put("final_taskmanager", end.taskManager());
+        m.put("runs", runs);
+        return m;
+    }
+
+    /**
+     * plan returns what Flink's REST GET /jobs/:jobid/plan returns for the finished job: the
+     * execution graph's JSON plan wrapped in {"plan": ...}, serialized by Flink's REST mapper.
+     * Flink 1.20 keeps the plan as a JSON string (getJsonPlan), Flink 2 as an object (getPlan).
+     */
+    static String plan(AccessExecutionGraph eg) throws Exception {
+        Object info;
+        try {
+            Method m = AccessExecutionGraph.class.getMethod("getPlan");
+            info = JobPlanInfo.class.getConstructor(m.getReturnType()).newInstance(m.invoke(eg));
+        } catch (NoSuchMethodException e) {
+            String json = (String) AccessExecutionGraph.class.getMethod("getJsonPlan").invoke(eg);
+            info = JobPlanInfo.class.getConstructor(String.class).newInstance(json);
+        }
+        var mapper = RestMapperUtils.getStrictObjectMapper();
+        // Read back and indent, so that 1.20's raw plan string is indented like 2.x's object.
+        return mapper.writerWithDefaultPrettyPrinter().writeValueAsString(mapper.readTree(mapper.writeValueAsString(info)));
+    }
+
+    static void deleteTree(Path p) throws IOException {
+        if (!Files.exists(p)) {
+            return;
+        }
+        try (var w = Files.walk(p)) {
+            for (Path x : w.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(x);
+            }
+        }
+    }
+
+    /** HarnessFailure is a scenario that did not go as intended. */
+    static final class HarnessFailure extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        HarnessFailure(String message) {
+            super(message);
+        }
+    }
+}
