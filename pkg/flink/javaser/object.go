@@ -16,7 +16,8 @@ func (d *Decoder) readNewObject() (Value, error) {
 	if desc == nil {
 		return nil, d.malformed(start, "object without a class descriptor")
 	}
-	obj := &Object{Class: desc, Offset: int64(start)}
+	blk := &objectBlock{obj: Object{Class: desc, Offset: int64(start)}}
+	obj := &blk.obj
 	if err := d.newHandle(start, obj); err != nil {
 		return nil, err
 	}
@@ -31,8 +32,24 @@ func (d *Decoder) readNewObject() (Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	obj.Data = make([]ClassData, len(chain))
+	if len(chain) <= len(blk.data) {
+		obj.Data = blk.data[:len(chain):len(chain)]
+	} else {
+		obj.Data = make([]ClassData, len(chain))
+	}
+	nvals := 0
+	for _, cd := range chain {
+		nvals += len(cd.Fields)
+	}
+	var vals []Value // one backing array for the values of every class
+	if nvals > 0 {
+		vals = make([]Value, nvals)
+	}
 	for i, cd := range chain {
+		n := len(cd.Fields)
+		if n > 0 {
+			obj.Data[i].Values, vals = vals[:n:n], vals[n:]
+		}
 		if err := d.readClassData(&obj.Data[i], cd); err != nil {
 			return nil, err
 		}
@@ -40,13 +57,17 @@ func (d *Decoder) readNewObject() (Value, error) {
 	return obj, nil
 }
 
+// objectBlock allocates an Object with room for the class data of a short
+// hierarchy, in one allocation.
+type objectBlock struct {
+	obj  Object
+	data [2]ClassData
+}
+
 // readClassData reads the field values of one class of an object's
 // hierarchy and, if the class has a writeObject method, its annotation.
 func (d *Decoder) readClassData(data *ClassData, cd *ClassDesc) error {
 	data.Class = cd
-	if len(cd.Fields) > 0 {
-		data.Values = make([]Value, len(cd.Fields))
-	}
 	for i, f := range cd.Fields {
 		v, err := d.readFieldValue(f)
 		if err != nil {
