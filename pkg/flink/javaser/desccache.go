@@ -16,11 +16,13 @@ import (
 // used instead. Cached descriptors are shared by every Value that uses them;
 // decoded values are read-only.
 //
-// The cache is bounded; once full it keeps what it holds.
+// The cache is bounded (entries, bytes of one entry, bytes in all); once
+// full it keeps what it holds.
 const (
-	maxCachedDescs     = 1 << 12
-	maxCachedPerName   = 8
-	maxCachedDescBytes = 1 << 16
+	maxCachedDescs      = 1 << 12
+	maxCachedPerName    = 8
+	maxCachedDescBytes  = 1 << 12
+	maxCachedTotalBytes = 8 << 20
 )
 
 type descEntry struct {
@@ -36,6 +38,7 @@ var descCache struct {
 	sync.RWMutex
 	byName map[string][]*descEntry
 	n      int
+	bytes  int
 }
 
 // nameAt returns the raw class name bytes of the TC_CLASSDESC at start.
@@ -94,9 +97,11 @@ func (d *Decoder) storeDesc(start, base, depth int, cd *ClassDesc) {
 	if descCache.byName == nil {
 		descCache.byName = make(map[string][]*descEntry)
 	}
-	if descCache.n >= maxCachedDescs || len(descCache.byName[name]) >= maxCachedPerName {
+	if descCache.n >= maxCachedDescs || descCache.bytes+len(e.raw) > maxCachedTotalBytes ||
+		len(descCache.byName[name]) >= maxCachedPerName {
 		return
 	}
 	descCache.byName[name] = append(descCache.byName[name], e)
 	descCache.n++
+	descCache.bytes += len(e.raw)
 }
