@@ -42,6 +42,11 @@ func fastJob(t *testing.T, name string) *Spec {
 	return spec
 }
 
+// processDeadline bounds every master and worker a process test runs: a
+// hang fails the test with a message instead of running into go test's
+// timeout.
+const processDeadline = 2 * time.Minute
+
 // processCluster runs workers over HTTP in this process.
 type processCluster struct {
 	t      *testing.T
@@ -63,7 +68,7 @@ func newProcessCluster(t *testing.T, dir, job string) *processCluster {
 // worker starts worker name; the returned function kills it (its
 // partitions stay on disk).
 func (c *processCluster) worker(name string) (kill func()) {
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithTimeout(context.Background(), processDeadline)
 	c.cancel = append(c.cancel, cancel)
 	c.wg.Add(1)
 	go func() {
@@ -80,7 +85,13 @@ func (c *processCluster) worker(name string) (kill func()) {
 func (c *processCluster) master(opts MasterOptions) (*Summary, error) {
 	opts.Events, opts.Token, opts.Dir, opts.TLS = c.url, c.token, c.dir, c.tls
 	opts.Stderr = testWriter{c.t}
-	return RunMaster(context.Background(), opts)
+	ctx, cancel := context.WithTimeout(context.Background(), processDeadline)
+	defer cancel()
+	sum, err := RunMaster(ctx, opts)
+	if ctx.Err() != nil {
+		c.t.Fatalf("master still running after %v: %v", processDeadline, err)
+	}
+	return sum, err
 }
 
 // wait waits for the workers to end (they do once the job is over).
