@@ -30,8 +30,8 @@ func quietFlag() *cli.BoolFlag {
 var progressOptions = progress.Options{}
 
 // newProgress returns the progress line of the command running in c. It
-// draws only when the app's stdout and stderr are both terminals, outside
-// CI and without --quiet; otherwise it does nothing.
+// draws only when the app's stderr is a terminal, outside CI and without
+// --quiet; otherwise it does nothing.
 func newProgress(c *cli.Context) *progress.Reporter {
 	o := progressOptions
 	o.Quiet = c.Bool("quiet")

@@ -107,14 +107,16 @@ type Reporter struct {
 }
 
 // New returns a reporter drawing on stderr. It is enabled only when
-// stdout and stderr are both terminals, the environment is not CI
+// stderr is a terminal (stdout may be a pipe or a file: `drill > out.txt`
+// still shows its progress; rows written through Writer clear the line
+// first when both are one terminal), the environment is not CI
 // (CI set to anything but "", "0" or "false") nor TERM=dumb, and
 // opts.Quiet is false. An enabled reporter refreshes its line from a
 // goroutine until Done.
 func New(stdout, stderr io.Writer, opts Options) *Reporter {
 	opts = withDefaults(opts)
 	r := &Reporter{out: stderr, opts: opts}
-	r.enabled = !opts.Quiet && opts.IsTerminal(stdout) && opts.IsTerminal(stderr) && !disabledByEnv(opts.Getenv)
+	r.enabled = !opts.Quiet && opts.IsTerminal(stderr) && !disabledByEnv(opts.Getenv)
 	if !r.enabled {
 		return r
 	}

@@ -142,7 +142,7 @@ func TestNew_Enabled(t *testing.T) {
 	}{
 		{"both terminals", term, term, false, env("TERM", "xterm"), true},
 		{"CI=false", term, term, false, env("CI", "false"), true},
-		{"stdout piped", &plain, term, false, env(), false},
+		{"stdout piped", &plain, term, false, env(), true},
 		{"stderr piped", term, &plain, false, env(), false},
 		{"quiet", term, term, true, env(), false},
 		{"CI=true", term, term, false, env("CI", "true"), false},
