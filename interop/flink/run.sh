@@ -31,7 +31,7 @@ fi
 build="$here/target/$profile"
 stamp="$build/classpath.txt"
 if [ ! -f "$stamp" ] || [ -n "$(find "$here/src" "$here/pom.xml" -newer "$stamp" -print -quit)" ]; then
-  mvn_flags=(-q -B -f "$here/pom.xml" -P "$profile")
+  mvn_flags=(-q -B -Dstyle.color=never -f "$here/pom.xml" -P "$profile")
   [ "${MVN_OFFLINE:-}" = 1 ] && mvn_flags+=(-o)
   mvn "${mvn_flags[@]}" package -DskipTests
   touch "$stamp"

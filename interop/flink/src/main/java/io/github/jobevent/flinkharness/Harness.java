@@ -63,7 +63,7 @@ public final class Harness {
             }
             System.out.printf("flink %s  %-42s %5.1fs  %s%n", version, s.name, (System.nanoTime() - start) / 1e9, verdict);
         }
-        System.out.println("flink " + version + ": " + passed + " passed, " + failed + " failed");
+        System.out.println("flink-" + version + ": " + passed + " passed, " + failed + " failed");
         return failed == 0 ? 0 : 1;
     }
 

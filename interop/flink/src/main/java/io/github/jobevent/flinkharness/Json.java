@@ -4,8 +4,9 @@ import java.util.Collection;
 import java.util.Map;
 
 /**
- * Json writes maps, lists, strings, numbers, booleans and null as indented JSON. Maps keep their
- * iteration order (use LinkedHashMap), so truth.json reads in a fixed key order.
+ * Json writes maps, lists, strings, numbers, booleans and null as indented JSON; objects two
+ * levels down (the rows of a table) go on one line. Maps keep their iteration order (use
+ * LinkedHashMap), so truth.json reads in a fixed key order.
  */
 final class Json {
     private Json() {}
@@ -26,6 +27,10 @@ final class Json {
         } else if (v instanceof Map<?, ?> m) {
             if (m.isEmpty()) {
                 b.append("{}");
+                return;
+            }
+            if (indent >= 2) {
+                inline(b, m);
                 return;
             }
             b.append("{");
@@ -66,6 +71,33 @@ final class Json {
             b.append("]");
         } else {
             throw new IllegalArgumentException("json: cannot write " + v.getClass());
+        }
+    }
+
+    /** inline writes a map on one line: the rows of truth.json's tables read one per line. */
+    private static void inline(StringBuilder b, Object v) {
+        if (v instanceof Map<?, ?> m) {
+            b.append("{");
+            boolean first = true;
+            for (Map.Entry<?, ?> e : m.entrySet()) {
+                b.append(first ? "" : ", ");
+                first = false;
+                string(b, String.valueOf(e.getKey()));
+                b.append(": ");
+                inline(b, e.getValue());
+            }
+            b.append("}");
+        } else if (v instanceof Collection<?> c) {
+            b.append("[");
+            boolean first = true;
+            for (Object x : c) {
+                b.append(first ? "" : ", ");
+                first = false;
+                inline(b, x);
+            }
+            b.append("]");
+        } else {
+            write(b, v, 0);
         }
     }
 

@@ -428,7 +428,6 @@ final class ScenarioRun {
         m.put("state_at_failover", at.state().toString());
         m.put("attempt_at_failover", at.attempt());
         m.put("taskmanager_at_failover", at.taskManager());
-        m.put("final_taskmanager", end.taskManager());
         m.put("runs", runs);
         return m;
     }
