@@ -3,6 +3,8 @@
 # run.sh all OUTROOT         runs every scenario in one JVM, each into OUTROOT/<scenario>/
 # run.sh S1,S2 OUTROOT       runs the named scenarios, each into OUTROOT/<scenario>/
 # run.sh list                names the scenarios
+# run.sh selftest OUTROOT    checks that the harness rejects broken scenarios (a failover point
+#                            never reached, a wrong job output)
 #
 # FLINK=1.20 (the default) or FLINK=2 picks the Flink version (the Maven profile flink-1.20 or
 # flink-2). The harness is built with Maven on first use and again when a source file changes;
@@ -31,9 +33,16 @@ fi
 build="$here/target/$profile"
 stamp="$build/classpath.txt"
 if [ ! -f "$stamp" ] || [ -n "$(find "$here/src" "$here/pom.xml" -newer "$stamp" -print -quit)" ]; then
-  mvn_flags=(-q -B -Dstyle.color=never -f "$here/pom.xml" -P "$profile")
+  mvn_flags=(-q -B -f "$here/pom.xml" -P "$profile")
   [ "${MVN_OFFLINE:-}" = 1 ] && mvn_flags+=(-o)
-  mvn "${mvn_flags[@]}" package -DskipTests
+  mvn_log="$(mktemp)"
+  if ! mvn "${mvn_flags[@]}" package -DskipTests >"$mvn_log" 2>&1; then
+    cat "$mvn_log" >&2
+    rm -f "$mvn_log"
+    echo "run.sh: the Maven build of the harness ($profile) failed" >&2
+    exit 1
+  fi
+  rm -f "$mvn_log"
   touch "$stamp"
 fi
 

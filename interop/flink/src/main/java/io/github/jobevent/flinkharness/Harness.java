@@ -13,8 +13,8 @@ import java.util.Map;
  * Harness is the command line: {@code Harness SCENARIO OUTDIR} runs one scenario and writes
  * OUTDIR/{job-events/, truth.json, plan.json}; {@code Harness all OUTROOT} (or a comma-separated
  * list of scenarios) runs several in this JVM, each into OUTROOT/<scenario>/; {@code Harness
- * list} prints the scenarios. It exits 0 when every scenario passed, 1 when one failed, 2 on a
- * usage error.
+ * list} prints the scenarios; {@code Harness selftest OUTROOT} checks that the harness rejects
+ * broken scenarios. It exits 0 when every scenario passed, 1 when one failed, 2 on a usage error.
  */
 public final class Harness {
     private Harness() {}
@@ -28,6 +28,9 @@ public final class Harness {
         if (args.length == 1 && args[0].equals("list")) {
             all.values().forEach(s -> System.out.println(s.name + "\t" + s.description));
             return 0;
+        }
+        if (args.length == 2 && args[0].equals("selftest")) {
+            return selfTest(Path.of(args[1]));
         }
         if (args.length != 2) {
             System.err.println("usage: run.sh SCENARIO|all|S1,S2,... OUTDIR   (run.sh list names the scenarios)");
@@ -64,6 +67,39 @@ public final class Harness {
             System.out.printf("flink %s  %-42s %5.1fs  %s%n", version, s.name, (System.nanoTime() - start) / 1e9, verdict);
         }
         System.out.println("flink-" + version + ": " + passed + " passed, " + failed + " failed");
+        return failed == 0 ? 0 : 1;
+    }
+
+    /**
+     * selfTest runs the broken scenarios of {@link Scenario#selfTests} and passes when the harness
+     * rejects each of them with the expected failure: proof that its checks can fail.
+     */
+    private static int selfTest(Path out) {
+        String version = flinkVersion();
+        int passed = 0;
+        int failed = 0;
+        for (Map.Entry<Scenario, String> e : Scenario.selfTests().entrySet()) {
+            Scenario s = e.getKey();
+            String verdict;
+            try {
+                Path dir = out.resolve(s.name);
+                clean(dir);
+                new ScenarioRun(s, version, dir).run();
+                verdict = "FAIL: the harness accepted it";
+            } catch (ScenarioRun.HarnessFailure f) {
+                verdict = f.getMessage().startsWith(e.getValue()) ? null : "FAIL: wrong rejection: " + f.getMessage();
+            } catch (Throwable t) {
+                verdict = "FAIL: " + t;
+            }
+            if (verdict == null) {
+                passed++;
+                verdict = "ok (rejected: " + e.getValue() + ")";
+            } else {
+                failed++;
+            }
+            System.out.printf("flink %s  %-42s %s%n", version, s.name, verdict);
+        }
+        System.out.println("selftest-" + version + ": " + passed + " passed, " + failed + " failed");
         return failed == 0 ? 0 : 1;
     }
 

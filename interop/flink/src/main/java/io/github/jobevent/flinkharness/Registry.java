@@ -46,6 +46,7 @@ final class Registry {
     private static final Set<String> BLOCKED = new HashSet<>();
     private static final Set<String> FAIL_ONCE = new HashSet<>();
     private static final Map<Integer, Map<Long, Long>> SINK = new HashMap<>();
+    private static boolean dropOne;
 
     /** reset clears everything before a scenario run. */
     static void reset() {
@@ -56,6 +57,7 @@ final class Registry {
             BLOCKED.clear();
             FAIL_ONCE.clear();
             SINK.clear();
+            dropOne = false;
             LOCK.notifyAll();
         }
     }
@@ -159,8 +161,19 @@ final class Registry {
         }
     }
 
+    /** dropOneSinkRecord makes the sink lose its next record: the self-test of the output check. */
+    static void dropOneSinkRecord() {
+        synchronized (LOCK) {
+            dropOne = true;
+        }
+    }
+
     static void sinkRecord(int subtask, long key, long count) {
         synchronized (LOCK) {
+            if (dropOne) {
+                dropOne = false;
+                return;
+            }
             SINK.computeIfAbsent(subtask, s -> new HashMap<>()).merge(key, count, Long::sum);
         }
     }

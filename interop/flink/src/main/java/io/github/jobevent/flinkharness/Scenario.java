@@ -104,6 +104,10 @@ final class Scenario {
     long minPauseMillis = 0;
     long recoveryTimeoutMillis = 10_000;
     final List<Failover> failovers = new ArrayList<>();
+    /** pointTimeoutMillis bounds the wait for each failover point. */
+    long pointTimeoutMillis = 60_000;
+    /** dropSinkRecord makes the sink lose one record (self-test of the output check only). */
+    boolean dropSinkRecord;
     /** failOnce: "stage:subtask@epoch" fails that subtask's first run in that epoch. */
     final List<String> failOnce = new ArrayList<>();
 
@@ -163,6 +167,24 @@ final class Scenario {
     }
 
     private static final long HOUR = 3_600_000;
+
+    /**
+     * selfTests returns broken scenarios that the harness must reject, each with the start of the
+     * HarnessFailure message it must give: a failover point that is never reached (the job
+     * finishes more than the scenario expects) and a wrong job output.
+     */
+    static Map<Scenario, String> selfTests() {
+        Scenario wrongPoint = basic("selftest-wrong-point", "expects map 0 alone finished, but map 0 and 1 finish")
+                .failover(at().hold("map:2,3").finished("src:*", "map:0"));
+        wrongPoint.pointTimeoutMillis = 5_000;
+        Scenario wrongOutput = basic("selftest-wrong-output", "the sink loses one record")
+                .failover(at().hold("map:2,3").finished("src:*", "map:0,1"));
+        wrongOutput.dropSinkRecord = true;
+        Map<Scenario, String> m = new LinkedHashMap<>();
+        m.put(wrongPoint, "failover 1 point not reached");
+        m.put(wrongOutput, "wrong output");
+        return m;
+    }
 
     /** all returns every scenario, by name, in run order. */
     static Map<String, Scenario> all() {

@@ -45,7 +45,6 @@ import java.util.concurrent.TimeUnit;
 final class ScenarioRun {
     static final int TASK_MANAGERS = 2;
     static final int SLOTS_PER_TASK_MANAGER = 4;
-    private static final long POINT_TIMEOUT_MS = 60_000;
     private static final long JOB_TIMEOUT_MS = 180_000;
 
     private final Scenario s;
@@ -114,6 +113,9 @@ final class ScenarioRun {
             Registry.failOnce(p[0], Integer.parseInt(p[1]), Integer.parseInt(p[2]));
         }
         addHolds(s.failovers.get(0), 0);
+        if (s.dropSinkRecord) {
+            Registry.dropOneSinkRecord();
+        }
 
         JobGraph jg = JobBuilder.build(s);
         JobID id = jg.getJobID();
@@ -221,7 +223,7 @@ final class ScenarioRun {
      * row. It returns the JobMaster's view at that point.
      */
     private Map<String, Vertex> awaitPoint(MiniCluster mc, JobID id, Scenario.Failover f, int epoch) throws Exception {
-        long deadline = System.currentTimeMillis() + POINT_TIMEOUT_MS;
+        long deadline = System.currentTimeMillis() + s.pointTimeoutMillis;
         String previous = null;
         String why = "";
         while (System.currentTimeMillis() < deadline) {
@@ -283,7 +285,7 @@ final class ScenarioRun {
             previous = ready ? why : null;
             Thread.sleep(250);
         }
-        throw new HarnessFailure("failover " + (epoch + 1) + " point not reached in " + POINT_TIMEOUT_MS / 1000 + "s: " + why);
+        throw new HarnessFailure("failover " + (epoch + 1) + " point not reached in " + s.pointTimeoutMillis / 1000 + "s: " + why);
     }
 
     /**
