@@ -84,7 +84,15 @@ if [ -n "$out" ]; then
   )
 fi
 
-exec java -Xms512m -Xmx1536m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 \
+# Everything Flink puts in java.io.tmpdir (REST upload dir, blob stores, RPC jars) goes to a
+# directory of this run, removed at the end; each scenario also has a temporary directory of its
+# own (HA storage, shuffle files) that the harness removes.
+jvm_tmp="$(mktemp -d "${TMPDIR:-/tmp}/flink-harness.XXXXXX")"
+trap 'rm -rf "$jvm_tmp"' EXIT
+rc=0
+java -Xms512m -Xmx1536m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 \
+  -Djava.io.tmpdir="$jvm_tmp" \
   "${jdk_opts[@]}" "${log_opts[@]}" \
   -cp "$build/classes:$(cat "$stamp")" \
-  io.github.jobevent.flinkharness.Harness "$@"
+  io.github.jobevent.flinkharness.Harness "$@" || rc=$?
+exit "$rc"
