@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -75,6 +76,11 @@ func runDrill(c *cli.Context) error {
 	}
 	spec, err := runtime.LoadSpec(c.Args().First())
 	if err != nil {
+		return err
+	}
+	// Inputs are relative to the spec's directory; each case writes its
+	// outputs in its own directory.
+	if err := spec.ResolveInputs(filepath.Dir(c.Args().First())); err != nil {
 		return err
 	}
 	p := newProgress(c)

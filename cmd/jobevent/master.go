@@ -33,6 +33,11 @@ func checkTLS(c *cli.Context) error {
 	return nil
 }
 
+// overwriteOutputFlag lets a job commit over another log's output.
+func overwriteOutputFlag() *cli.BoolFlag {
+	return &cli.BoolFlag{Name: "overwrite-output", Usage: "let the job's sinks replace the committed output of another log's job"}
+}
+
 func newMasterCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "master",
@@ -51,7 +56,16 @@ func newMasterCommand() *cli.Command {
 			"bucket's modification times), then claims the next epoch and recovers: of several\n" +
 			"standbys exactly one wins. --crash-after-seq N exits 3 right after event N is durable,\n" +
 			"leaving the workers up. With --tls-cert and --tls-key the master serves HTTPS and calls\n" +
-			"its workers over HTTPS, trusting --tls-ca; the workers must be started with TLS too.",
+			"its workers over HTTPS, trusting --tls-ca; the workers must be started with TLS too.\n\n" +
+			"Relative paths in SPEC.yaml are relative to the spec file's directory and stored resolved\n" +
+			"in the log's job.yaml. A job that cannot start (a missing input, an output that takes no\n" +
+			"writes or holds another log's output: see --overwrite-output) is refused before anything\n" +
+			"is written (exit 2).\n\n" +
+			"SIGINT or SIGTERM suspends the job, as a Flink JobMaster that loses its leadership: the\n" +
+			"master writes nothing more, the workers keep their partitions and wait for the next\n" +
+			"master (a standby takes over by itself), and one line says how to resume it (--resume)\n" +
+			"or cancel it (jobevent cancel LOG); exit 130 (SIGINT) or 143 (SIGTERM). A second SIGINT\n" +
+			"while it suspends cancels the job.",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "events", Usage: "event log `LOG` (required)", Required: true},
 			&cli.StringFlag{Name: "listen", Usage: "`ADDR` to serve workers on", Value: "127.0.0.1:0"},
@@ -60,6 +74,7 @@ func newMasterCommand() *cli.Command {
 			tokenFlag(),
 			&cli.Int64Flag{Name: "crash-after-seq", Usage: "die right after event `N` is durable (exit 3)"},
 			&cli.BoolFlag{Name: "compact-on-finish", Usage: "merge the log's segments (jobevent compact) once the job has finished"},
+			overwriteOutputFlag(),
 			formatFlag("table", "json"),
 		}, tlsFlags()...),
 		Action: runMaster,
@@ -80,12 +95,14 @@ func runMaster(c *cli.Context) error {
 		CompactOnFinish: c.Bool("compact-on-finish"),
 		Stderr:          c.App.ErrWriter,
 		TLS:             tlsFiles(c),
+		Cancel:          interruptsOf(c.Context).Cancel(),
+		OverwriteOutput: c.Bool("overwrite-output"),
 	}
 	if err := checkTLS(c); err != nil {
 		return err
 	}
 	if c.NArg() == 1 {
-		spec, err := runtime.LoadSpec(c.Args().First())
+		spec, err := runtime.LoadSubmission(c.Args().First())
 		if err != nil {
 			return err
 		}
@@ -97,5 +114,12 @@ func runMaster(c *cli.Context) error {
 		return usagef(c, "a token is required: --token or JOBEVENT_TOKEN")
 	}
 	sum, err := runtime.RunMaster(c.Context, opts)
+	if sum != nil && sum.Status == "suspended" {
+		resume := []string{"jobevent", "master", "--events", sum.Log, "--resume"}
+		return endBySignal(c, sum.Log, resume, "", err)
+	}
+	if err = endBySignal(c, "", nil, "", err); sum == nil {
+		return err
+	}
 	return reportRun(c, sum, err)
 }

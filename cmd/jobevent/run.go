@@ -31,8 +31,16 @@ func newRunCommand() *cli.Command {
 			"master die right after event N is durable (exit 3; job_submitted and master_started, the\n" +
 			"first two events of a log, are one unit); --seed N runs the attempts one at a\n" +
 			"time in a seeded order, so that crash points and logs are reproducible.\n\n" +
+			"Relative paths in SPEC.yaml (inputs, sink outputs) are relative to the spec file's\n" +
+			"directory; the log's job.yaml stores them resolved, so the job runs and recovers from\n" +
+			"any working directory. A job that cannot start (a spec error, a missing input, an output\n" +
+			"that takes no writes or holds another log's committed output) is refused before anything\n" +
+			"is written (exit 2); --overwrite-output lets it replace another log's output.\n\n" +
+			"SIGINT or SIGTERM suspends the job: the master writes nothing more, the partitions stay,\n" +
+			"and one line says how to resume it (--resume) or cancel it (jobevent cancel LOG); exit\n" +
+			"130 (SIGINT) or 143 (SIGTERM). A second SIGINT while it suspends cancels the job.\n\n" +
 			"Exit codes: 0 the job finished (or had finished); 1 it failed or was canceled; 2 bad\n" +
-			"input or I/O; 3 the deliberate crash.",
+			"input or I/O; 3 the deliberate crash; 130/143 suspended by SIGINT/SIGTERM.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "events", Usage: "event log `LOG` (bucket URL or path)", DefaultText: "file://./jobevents?prefix=<job>/"},
 			&cli.IntFlag{Name: "workers", Usage: "number of in-process workers `N`", Value: 2},
@@ -42,6 +50,7 @@ func newRunCommand() *cli.Command {
 			&cli.BoolFlag{Name: "compact-on-finish", Usage: "merge the log's segments (jobevent compact) once the job has finished"},
 			&cli.Int64Flag{Name: "seed", Usage: "run in a reproducible order drawn from `N`"},
 			&cli.StringFlag{Name: "work-dir", Usage: "`DIR` for the workers' partitions", DefaultText: "./jobevents-work"},
+			overwriteOutputFlag(),
 			quietFlag(),
 			formatFlag("table", "json"),
 		},
@@ -59,7 +68,7 @@ func runRun(c *cli.Context) error {
 	if c.Int64("crash-after-seq") < 0 {
 		return usagef(c, "--crash-after-seq must be positive")
 	}
-	spec, err := runtime.LoadSpec(c.Args().First())
+	spec, err := runtime.LoadSubmission(c.Args().First())
 	if err != nil {
 		return err
 	}
@@ -76,9 +85,21 @@ func runRun(c *cli.Context) error {
 		Seeded:          c.IsSet("seed"),
 		Seed:            c.Int64("seed"),
 		Stderr:          stderr,
+		Cancel:          interruptsOf(c.Context).Cancel(),
+		OverwriteOutput: c.Bool("overwrite-output"),
 	}
 	sum, err := runtime.Run(c.Context, spec, opts)
 	endProgress()
+	if sum != nil && sum.Status == "suspended" {
+		resume := []string{"jobevent", "run", c.Args().First(), "--events", sum.Log, "--resume"}
+		if c.IsSet("work-dir") {
+			resume = append(resume, "--work-dir", c.String("work-dir"))
+		}
+		return endBySignal(c, sum.Log, resume, c.String("work-dir"), err)
+	}
+	if err = endBySignal(c, "", nil, "", err); sum == nil {
+		return err
+	}
 	return reportRun(c, sum, err)
 }
 

@@ -22,7 +22,7 @@ func wordcountSpec(t *testing.T) (spec, dir string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := strings.Replace(string(raw), "input: testdata/text", "input: "+text, 1)
+	s := strings.Replace(string(raw), "input: ../text", "input: "+text, 1)
 	s = strings.Replace(s, "output: jobevents-out/wordcount", "output: "+filepath.Join(dir, "out"), 1)
 	spec = filepath.Join(dir, "wordcount.yaml")
 	if err := os.WriteFile(spec, []byte(s), 0o644); err != nil {

@@ -2,6 +2,8 @@ package runtime
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -48,6 +50,32 @@ func newSink(args Args) (Operator, error) {
 }
 
 func (s *sink) Name() string { return "sink" }
+
+// PathArgs names the output argument (PathArgs).
+func (s *sink) PathArgs() (inputs, outputs []string) { return nil, []string{"output"} }
+
+// Preflight checks that the output takes writes (a probe object, written
+// and deleted) and holds no other log's committed output.
+func (s *sink) Preflight(ctx context.Context, vc *VertexContext) error {
+	b, err := vc.OpenBucket(ctx, s.output, true)
+	if err != nil {
+		return err
+	}
+	where := vc.buckets.resolve(s.output)
+	if err := checkOwner(ctx, b, vc, where); err != nil {
+		return err
+	}
+	var r [8]byte
+	_, _ = rand.Read(r[:])
+	probe := ".jobevent-probe-" + hex.EncodeToString(r[:])
+	if err := b.WriteAll(ctx, probe, nil, nil); err != nil {
+		return fmt.Errorf("output %s takes no writes: %w", where, err)
+	}
+	if err := b.Delete(ctx, probe); err != nil && gcerrors.Code(err) != gcerrors.NotFound {
+		return fmt.Errorf("output %s: delete %s: %w", where, probe, err)
+	}
+	return nil
+}
 
 func stagingPrefix(job, vertex string) string {
 	return ".staging/" + job + "/" + vertex + "/"
@@ -96,6 +124,12 @@ func (s *sink) Commit(ctx context.Context, vc *VertexContext, attempts []Subtask
 	b, err := vc.OpenBucket(ctx, s.output, true)
 	if err != nil {
 		return err
+	}
+	if err := checkOwner(ctx, b, vc, vc.buckets.resolve(s.output)); err != nil {
+		return err
+	}
+	if err := writeOwner(ctx, b, vc); err != nil {
+		return fmt.Errorf("commit %s: write %s: %w", vc.Vertex, OutputMarker, err)
 	}
 	for _, a := range attempts {
 		src := stagingKey(vc.Job, vc.Vertex, a.Subtask, a.Attempt)

@@ -153,6 +153,15 @@ func newTextSource(args Args) (Operator, error) {
 
 func (s *textSource) Name() string { return "text" }
 
+// PathArgs names the input argument (PathArgs).
+func (s *textSource) PathArgs() (inputs, outputs []string) { return []string{"input"}, nil }
+
+// Preflight checks that the input exists and holds objects to read.
+func (s *textSource) Preflight(ctx context.Context, vc *VertexContext) error {
+	e := &textEnumerator{src: s, assign: &splitAssigner{}}
+	return e.Start(ctx, vc)
+}
+
 type textSplit struct {
 	Key   string `json:"key"`
 	Start int64  `json:"start"`

@@ -58,6 +58,15 @@ type Options struct {
 	// CompactOnFinish merges the log's segments (blob.Compact) once the
 	// job has finished and its log is closed; a failure is a warning.
 	CompactOnFinish bool
+	// Cancel, when closed, cancels the job (job_finished canceled), as
+	// `jobevent cancel` does. The end of ctx instead suspends it: the
+	// master writes no more events and returns a *SuspendedError, and the
+	// log stays resumable.
+	Cancel <-chan struct{}
+	// OverwriteOutput lets the job's sinks commit to an output that holds
+	// the committed output of another log (OutputMarker); without it such
+	// a job is refused before it starts.
+	OverwriteOutput bool
 
 	// onNet lets tests reach the in-process network (lose partitions).
 	onNet func(*localNet)
@@ -115,7 +124,7 @@ func Run(ctx context.Context, spec *Spec, opts Options) (*Summary, error) {
 		return nil, err
 	}
 	defer log.Close()
-	st, err := beginEpoch(ctx, log, spec, opts.Resume, embeddedAddr, opts.Stderr, opts.Settings)
+	st, err := beginEpoch(ctx, log, spec, opts.Resume, embeddedAddr, opts.epochOptions(log))
 	if err != nil {
 		return nil, err
 	}
@@ -143,11 +152,21 @@ func Resume(ctx context.Context, opts Options) (*Summary, error) {
 		return nil, err
 	}
 	defer log.Close()
-	st, err := beginEpoch(ctx, log, nil, true, embeddedAddr, opts.Stderr, opts.Settings)
+	st, err := beginEpoch(ctx, log, nil, true, embeddedAddr, opts.epochOptions(log))
 	if err != nil {
 		return nil, err
 	}
 	return runEpoch(ctx, log, st, opts)
+}
+
+// epochOptions checks the job's inputs and outputs before its epoch
+// begins (preflight).
+func (o *Options) epochOptions(log *blob.Log) epochOptions {
+	return epochOptions{warn: o.Stderr, adjust: o.Settings, check: func(ctx context.Context, spec *Spec) error {
+		buckets := newBucketOpener(o.Dir)
+		defer buckets.Close()
+		return preflight(ctx, spec, buckets, log.URL(), o.OverwriteOutput)
+	}}
 }
 
 // runEpoch runs the epoch st began, with in-process workers.
@@ -162,17 +181,17 @@ func runEpoch(ctx context.Context, log *blob.Log, st *epochStart, opts Options) 
 		BufferSize: spec.Settings.WriteBufferSize, FlushInterval: spec.Settings.WriteBufferFlushInterval, Clock: opts.Clock,
 		BeforeUpload: beforeUpload(ctx),
 	})
-	// jobevent cancel is seen at a heartbeat and cancels jobCtx.
-	jobCtx, stopJob := context.WithCancel(ctx)
-	defer stopJob()
+	// jobevent cancel is seen at a heartbeat, which closes logCancel.
+	logCancel := newCancelSignal()
 	cfg := masterConfig{
 		spec: spec, epoch: st.epoch, addr: embeddedAddr, log: w, state: st.state,
 		recovering: st.recovering, fullRestart: st.fullRestart,
 		clock: opts.Clock, seeded: opts.Seeded, seed: opts.Seed, crashAfter: opts.CrashAfterSeq,
 		stderr: opts.Stderr, buckets: buckets, expectWorkers: opts.Workers,
-		heartbeat: watchingHeartbeat(log, st.epoch, stopJob), holds: holdsEpoch(log, st.epoch),
+		heartbeat: watchingHeartbeat(log, st.epoch, logCancel.request), holds: holdsEpoch(log, st.epoch),
+		cancel: opts.Cancel, logCancel: logCancel.ch, logURL: log.URL(), overwriteOutput: opts.OverwriteOutput,
 	}
-	sum, err := runCluster(jobCtx, cfg, opts)
+	sum, err := runCluster(ctx, cfg, opts)
 	return endEpoch(ctx, log, w, st, opts.CompactOnFinish, opts.Stderr, sum, err)
 }
 
@@ -256,6 +275,8 @@ func statusOf(status string, err error) string {
 		return "crashed"
 	case errors.As(err, &fenced):
 		return "fenced"
+	case errors.As(err, new(*SuspendedError)):
+		return "suspended"
 	case status == "" && err != nil:
 		return "error"
 	}

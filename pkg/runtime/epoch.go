@@ -53,20 +53,30 @@ type epochStart struct {
 	lastSeq  int64
 }
 
+// epochOptions are what beginEpoch needs besides the log and the spec.
+type epochOptions struct {
+	// warn receives the loud messages.
+	warn io.Writer
+	// adjust, when not nil, changes the job's settings as soon as the
+	// spec is known (tests shorten timeouts, or turn recovery off).
+	adjust func(*Settings)
+	// check, when not nil, is called with the job's spec before anything
+	// is written (a new job) or claimed (a recovery of an unfinished
+	// job): an error refuses the start.
+	check func(context.Context, *Spec) error
+}
+
 // beginEpoch opens a new job in log, or, with resume, prepares its
 // recovery: it reads job.yaml, folds the log, and claims the next epoch
-// (which fences the previous master). warn receives the loud messages.
-//
-// adjust, when not nil, changes the job's settings as soon as the spec is
-// known (tests shorten timeouts, or turn recovery off).
-func beginEpoch(ctx context.Context, log *blob.Log, spec *Spec, resume bool, addr string, warn io.Writer, adjust func(*Settings)) (*epochStart, error) {
-	return beginEpochAt(ctx, log, spec, resume, addr, warn, adjust, 0)
+// (which fences the previous master).
+func beginEpoch(ctx context.Context, log *blob.Log, spec *Spec, resume bool, addr string, eo epochOptions) (*epochStart, error) {
+	return beginEpochAt(ctx, log, spec, resume, addr, eo, 0)
 }
 
 // beginEpochAt is beginEpoch claiming exactly epoch when it recovers (0:
 // the next after every epoch claimed). A standby that found epoch e stale
 // claims e+1 and nothing else: if another standby took it, it lost.
-func beginEpochAt(ctx context.Context, log *blob.Log, spec *Spec, resume bool, addr string, warn io.Writer, adjust func(*Settings), epoch int32) (*epochStart, error) {
+func beginEpochAt(ctx context.Context, log *blob.Log, spec *Spec, resume bool, addr string, eo epochOptions, epoch int32) (*epochStart, error) {
 	exists, err := log.Exists(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("open event log %s: %w", log.URL(), err)
@@ -75,8 +85,13 @@ func beginEpochAt(ctx context.Context, log *blob.Log, spec *Spec, resume bool, a
 		if spec == nil {
 			return nil, fmt.Errorf("recover %s: %w", log.URL(), blob.ErrNoLog)
 		}
-		if adjust != nil {
-			adjust(&spec.Settings)
+		if eo.adjust != nil {
+			eo.adjust(&spec.Settings)
+		}
+		if eo.check != nil {
+			if err := eo.check(ctx, spec); err != nil {
+				return nil, err
+			}
 		}
 		return newJobEpoch(ctx, log, spec, addr)
 	}
@@ -87,7 +102,7 @@ func beginEpochAt(ctx context.Context, log *blob.Log, spec *Spec, resume bool, a
 		}
 		return nil, &ExistsError{URL: log.URL(), Job: job}
 	}
-	return recoveryEpoch(ctx, log, spec, addr, warn, adjust, epoch)
+	return recoveryEpoch(ctx, log, spec, addr, eo, epoch)
 }
 
 func newJobEpoch(ctx context.Context, log *blob.Log, spec *Spec, addr string) (*epochStart, error) {
@@ -108,7 +123,8 @@ func claim(ctx context.Context, log *blob.Log, info blob.EpochInfo) error {
 	return err
 }
 
-func recoveryEpoch(ctx context.Context, log *blob.Log, given *Spec, addr string, warn io.Writer, adjust func(*Settings), want int32) (*epochStart, error) {
+func recoveryEpoch(ctx context.Context, log *blob.Log, given *Spec, addr string, eo epochOptions, want int32) (*epochStart, error) {
+	warn := eo.warn
 	raw, err := log.ReadSpec(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("recover: %w", err)
@@ -117,8 +133,8 @@ func recoveryEpoch(ctx context.Context, log *blob.Log, given *Spec, addr string,
 	if err != nil {
 		return nil, fmt.Errorf("recover %s: %w", log.URL(), err)
 	}
-	if adjust != nil {
-		adjust(&spec.Settings)
+	if eo.adjust != nil {
+		eo.adjust(&spec.Settings)
 	}
 	if given != nil && !bytes.Equal(bytes.TrimSpace(given.Raw), bytes.TrimSpace(raw)) {
 		fmt.Fprintf(warn, "jobevent: warning: %s differs from the job.yaml stored in the log; recovering the job as logged\n", given.File)
@@ -154,6 +170,11 @@ func recoveryEpoch(ctx context.Context, log *blob.Log, given *Spec, addr string,
 			st.fullRestart = true
 			st.reason = KeyRecoveryEnabled + " is false: every subtask runs again"
 			fmt.Fprintf(warn, "jobevent: full restart of job %s: %s\n", spec.Job, st.reason)
+		}
+	}
+	if eo.check != nil {
+		if err := eo.check(ctx, spec); err != nil {
+			return nil, err
 		}
 	}
 	next := want

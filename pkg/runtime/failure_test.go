@@ -235,16 +235,16 @@ func TestRun_Cancel(t *testing.T) {
 	spec := gatedJob(t, "cancel")
 	entered, open := newGate("cancel")
 	defer open()
-	ctx, cancel := context.WithCancel(context.Background())
+	cancel := make(chan struct{})
 	done := make(chan error, 1)
 	var sum *Summary
 	go func() {
 		var err error
-		sum, err = Run(ctx, spec, Options{Dir: dir})
+		sum, err = Run(context.Background(), spec, Options{Dir: dir, Cancel: cancel})
 		done <- err
 	}()
 	<-entered
-	cancel()
+	close(cancel)
 	err := <-done
 	var jerr *JobError
 	if !errors.As(err, &jerr) || jerr.Status != format.StatusCanceled {

@@ -108,6 +108,14 @@ type masterConfig struct {
 	// expectWorkers is how many workers the master waits for at the start
 	// of recovery before it may stop waiting early (0: no minimum).
 	expectWorkers int
+	// cancel (the caller's) and logCancel (`jobevent cancel`, seen at a
+	// heartbeat) cancel the job when closed; nil never does. The end of
+	// the run's context suspends it instead.
+	cancel, logCancel <-chan struct{}
+	// logURL names the job's log for its sinks' output marker;
+	// overwriteOutput lets them commit over another log's output.
+	logURL          string
+	overwriteOutput bool
 }
 
 // master schedules one epoch of a job. All its state is owned by the
@@ -177,7 +185,8 @@ func newMaster(cfg masterConfig) *master {
 	}
 	for i := range m.spec.Vertices {
 		vs := &m.spec.Vertices[i]
-		v := &vertexRun{spec: vs, idx: i, vc: &VertexContext{Job: m.job, Vertex: vs.ID, buckets: cfg.buckets}}
+		v := &vertexRun{spec: vs, idx: i, vc: &VertexContext{Job: m.job, Vertex: vs.ID, buckets: cfg.buckets,
+			logURL: cfg.logURL, overwriteOutput: cfg.overwriteOutput}}
 		v.source, _ = vs.op.(Source)
 		m.vertices = append(m.vertices, v)
 		m.byID[vs.ID] = v
@@ -321,14 +330,14 @@ func (m *master) run(ctx context.Context) (*Summary, error) {
 		err = m.submit(ctx, m.cfg.recovering)
 	}
 	if err != nil {
-		return m.end(ctx, m.canceledOr(ctx, err))
+		return m.end(ctx, m.settle(ctx, err))
 	}
 	for {
 		if err := m.schedule(ctx); err != nil {
-			return m.end(ctx, m.canceledOr(ctx, err))
+			return m.end(ctx, m.settle(ctx, err))
 		}
 		if m.allDone() {
-			return m.end(ctx, m.finishJob(ctx))
+			return m.end(ctx, m.settle(ctx, m.finishJob(ctx)))
 		}
 		var wake <-chan time.Time
 		if d, ok := m.nextWake(); ok {
@@ -338,24 +347,17 @@ func (m *master) run(ctx context.Context) (*Summary, error) {
 		case msg := <-m.inbox:
 			err = m.handle(ctx, msg)
 		case <-wake:
-		case <-ctx.Done():
+		case <-m.cfg.cancel:
 			err = m.cancelJob()
+		case <-m.cfg.logCancel:
+			err = m.cancelJob()
+		case <-ctx.Done():
+			err = m.suspendOrCancel(ctx)
 		}
 		if err != nil {
-			return m.end(ctx, m.canceledOr(ctx, err))
+			return m.end(ctx, m.settle(ctx, err))
 		}
 	}
-}
-
-// canceledOr returns err, unless it is only the cancellation of ctx seen
-// in the middle of a step (a flush, a registration wait) of a job that has
-// not ended: then the job ends canceled, as it does when the cancellation
-// is seen between steps.
-func (m *master) canceledOr(ctx context.Context, err error) error {
-	if ctx.Err() == nil || !errors.Is(err, ctx.Err()) || m.state.Status() != "" {
-		return err
-	}
-	return m.cancelJob()
 }
 
 // end turns the loop's final error into run's result.

@@ -146,7 +146,7 @@ func (m *master) logError(err error) error {
 	if errors.Is(err, blob.ErrFenced) {
 		return &FencedError{Epoch: m.epoch, Err: err}
 	}
-	return fmt.Errorf("recording degraded: event log write failed: %w", err)
+	return fmt.Errorf("%w: event log write failed: %w", errRecording, err)
 }
 
 // submit writes the start of a new job: job_submitted, master_started, and

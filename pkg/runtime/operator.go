@@ -100,6 +100,10 @@ type VertexContext struct {
 	Parallelism int
 
 	buckets *bucketOpener
+	// logURL is the job's event log ("" without one); overwriteOutput
+	// lets a sink take over an output another log committed to.
+	logURL          string
+	overwriteOutput bool
 }
 
 // OpenBucket opens a bucket URL, resolving bare and relative local paths

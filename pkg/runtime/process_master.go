@@ -50,6 +50,12 @@ type MasterOptions struct {
 	CompactOnFinish bool
 	// TLS turns on HTTPS with the workers (which need the same CA).
 	TLS TLSFiles
+	// Cancel, when closed, cancels the job; the end of ctx suspends it
+	// (see Options.Cancel).
+	Cancel <-chan struct{}
+	// OverwriteOutput lets the job's sinks commit over another log's
+	// output (see Options.OverwriteOutput).
+	OverwriteOutput bool
 }
 
 // RunMaster runs a master process until the job ends. Workers started
@@ -102,12 +108,22 @@ func RunMaster(ctx context.Context, opts MasterOptions) (*Summary, error) {
 	if opts.Standby {
 		st, err = standby(ctx, log, opts, addr)
 	} else {
-		st, err = beginEpoch(ctx, log, opts.Spec, opts.Resume, addr, opts.Stderr, opts.Settings)
+		st, err = beginEpoch(ctx, log, opts.Spec, opts.Resume, addr, opts.epochOptions(log))
 	}
 	if err != nil {
 		return nil, err
 	}
 	return runProcessEpoch(ctx, log, st, opts, addr, srv)
+}
+
+// epochOptions checks the job's inputs and outputs before its epoch
+// begins (preflight), as the master sees them.
+func (o *MasterOptions) epochOptions(log *blob.Log) epochOptions {
+	return epochOptions{warn: o.Stderr, adjust: o.Settings, check: func(ctx context.Context, spec *Spec) error {
+		buckets := newBucketOpener(o.Dir)
+		defer buckets.Close()
+		return preflight(ctx, spec, buckets, log.URL(), o.OverwriteOutput)
+	}}
 }
 
 // runProcessEpoch runs the epoch st began with the workers that register
@@ -123,18 +139,18 @@ func runProcessEpoch(ctx context.Context, log *blob.Log, st *epochStart, opts Ma
 		BufferSize: spec.Settings.WriteBufferSize, FlushInterval: spec.Settings.WriteBufferFlushInterval, Clock: opts.Clock,
 		BeforeUpload: beforeUpload(ctx),
 	})
-	// jobevent cancel is seen at a heartbeat and cancels jobCtx.
-	jobCtx, stopJob := context.WithCancel(ctx)
-	defer stopJob()
+	// jobevent cancel is seen at a heartbeat, which closes logCancel.
+	logCancel := newCancelSignal()
 	m := newMaster(masterConfig{
 		spec: spec, epoch: st.epoch, addr: addr, log: w, state: st.state,
 		recovering: st.recovering, fullRestart: st.fullRestart, clock: opts.Clock,
 		crashAfter: opts.CrashAfterSeq, stderr: opts.Stderr, buckets: buckets,
-		heartbeat: watchingHeartbeat(log, st.epoch, stopJob), holds: holdsEpoch(log, st.epoch),
+		heartbeat: watchingHeartbeat(log, st.epoch, logCancel.request), holds: holdsEpoch(log, st.epoch),
+		cancel: opts.Cancel, logCancel: logCancel.ch, logURL: log.URL(), overwriteOutput: opts.OverwriteOutput,
 	})
 	srv.attach(m)
 	stopWatch := srv.watchWorkers(ctx, spec.Settings)
-	sum, err := m.run(jobCtx)
+	sum, err := m.run(ctx)
 	stopWatch()
 	return endEpoch(ctx, log, w, st, opts.CompactOnFinish, opts.Stderr, sum, err)
 }
@@ -190,7 +206,7 @@ func standby(ctx context.Context, log *blob.Log, opts MasterOptions, addr string
 			}
 			if stale {
 				logf("heartbeat of epoch %d is stale (age %v > %v): taking over", newest, age.Round(time.Millisecond), settings.HeartbeatTimeout)
-				st, err := beginEpochAt(ctx, log, nil, true, addr, opts.Stderr, opts.Settings, newest+1)
+				st, err := beginEpochAt(ctx, log, nil, true, addr, opts.epochOptions(log), newest+1)
 				if errors.Is(err, ErrEpochLost) {
 					logf("%v", err)
 					continue

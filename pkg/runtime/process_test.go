@@ -27,7 +27,8 @@ const fastSettings = `
 // gets fastSettings.
 func fastJob(t *testing.T, name string) *Spec {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join("..", "..", "testdata", "jobs", name))
+	path := filepath.Join("..", "..", "testdata", "jobs", name)
+	raw, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,6 +38,9 @@ func fastJob(t *testing.T, name string) *Spec {
 	}
 	spec, err := ParseSpec(name, []byte(text+fastSettings))
 	if err != nil {
+		t.Fatal(err)
+	}
+	if err := spec.ResolveInputs(filepath.Dir(path)); err != nil {
 		t.Fatal(err)
 	}
 	return spec

@@ -188,6 +188,9 @@ func readOutput(d runDir, roots []string) (map[string][]byte, error) {
 			if err != nil || e.IsDir() {
 				return err
 			}
+			if e.Name() == runtime.OutputMarker {
+				return nil // names the run's own log
+			}
 			data, err := os.ReadFile(p)
 			if err != nil {
 				return err

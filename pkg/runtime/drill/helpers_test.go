@@ -25,8 +25,12 @@ func specPath(name string) string {
 // loadJob parses a testdata job (see specPath).
 func loadJob(t testing.TB, name string) *runtime.Spec {
 	t.Helper()
-	spec, err := runtime.LoadSpec(filepath.Join(repoRoot, specPath(name)))
+	path := filepath.Join(repoRoot, specPath(name))
+	spec, err := runtime.LoadSpec(path)
 	if err != nil {
+		t.Fatal(err)
+	}
+	if err := spec.ResolveInputs(filepath.Dir(path)); err != nil {
 		t.Fatal(err)
 	}
 	return spec
