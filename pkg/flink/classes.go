@@ -25,6 +25,7 @@ const (
 	classVertexInput     = "org.apache.flink.runtime.executiongraph.ExecutionVertexInputInfo"
 	classIndexRange      = "org.apache.flink.runtime.executiongraph.IndexRange"
 	classDefaultSupplier = "org.apache.flink.runtime.taskmanager.TaskManagerLocation$DefaultHostNameSupplier"
+	classIPOnlySupplier  = "org.apache.flink.runtime.taskmanager.TaskManagerLocation$IpOnlyHostNameSupplier"
 )
 
 // obj is a decoded object under a path that errors name, e.g.

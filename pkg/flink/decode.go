@@ -18,10 +18,24 @@ var errSkipRecord = errors.New("record holds a null event")
 // javaser.ErrTruncated from a type 2 or 3 payload is what Flink takes for
 // the end of the file. It is safe for concurrent use.
 func DecodePayload(typ int32, payload []byte) (Event, error) {
+	f := fastDecoders.Get().(*fastDecoder)
+	ev, err := decodePayload(typ, payload, f)
+	fastDecoders.Put(f)
+	return ev, err
+}
+
+// decodePayload decodes a payload with the typed reader f where it can,
+// and with the generic reader alone when f is nil.
+func decodePayload(typ int32, payload []byte, f *fastDecoder) (Event, error) {
 	switch typ {
 	case TypeVertexFinished:
-		return decodeFinished(payload)
+		return decodeFinished(payload, f)
 	case TypeVertexReset, TypeJobVertexInitialized:
+		if f != nil && typ == TypeVertexReset {
+			if ev, ok := f.vertexReset(payload); ok {
+				return ev, nil
+			}
+		}
 		v, err := javaser.DecodeObject(payload, nil)
 		if err != nil {
 			return nil, err
@@ -55,27 +69,35 @@ func blob(p []byte, off *int, what string) ([]byte, error) {
 // decodeFinished reads ExecutionVertexFinishedEvent.Serializer's form:
 // the event, the coordinator snapshots and, if its length is positive, the
 // shuffle master snapshot, each an int32 length and a Java stream.
-func decodeFinished(p []byte) (*VertexFinished, error) {
+func decodeFinished(p []byte, f *fastDecoder) (*VertexFinished, error) {
 	off := 0
 	b1, err := blob(p, &off, "event")
 	if err != nil {
 		return nil, err
 	}
-	v, err := javaser.DecodeObject(b1, nil)
-	if err != nil {
-		return nil, fmt.Errorf("event stream at payload byte 4: %w", err)
+	var ev *VertexFinished
+	ok := false
+	if f != nil {
+		ev, ok = f.finished(b1)
 	}
-	ev, err := finishedEvent(v)
-	if err != nil {
-		return nil, fmt.Errorf("event stream at payload byte 4: %w", err)
+	if !ok {
+		if ev, err = decodeFinishedEvent(b1); err != nil {
+			return nil, fmt.Errorf("event stream at payload byte 4: %w", err)
+		}
 	}
 	at := off + 4
 	b2, err := blob(p, &off, "coordinator snapshots")
 	if err != nil {
 		return nil, err
 	}
-	if ev.CoordinatorSnapshots, err = coordinatorSnapshots(b2); err != nil {
-		return nil, fmt.Errorf("coordinator snapshots stream at payload byte %d: %w", at, err)
+	ok = false
+	if f != nil {
+		ev.CoordinatorSnapshots, ok = f.coordinatorSnapshots(b2)
+	}
+	if !ok {
+		if ev.CoordinatorSnapshots, err = coordinatorSnapshots(b2); err != nil {
+			return nil, fmt.Errorf("coordinator snapshots stream at payload byte %d: %w", at, err)
+		}
 	}
 	if len(p)-off < 4 {
 		return nil, fmt.Errorf("shuffle master snapshot length at payload byte %d: payload ends", off)
@@ -89,13 +111,28 @@ func decodeFinished(p []byte) (*VertexFinished, error) {
 		return nil, err
 	}
 	ev.SnapshotPoint = true
-	if ev.ShuffleMasterSnapshot, err = javaser.DecodeObject(b3, nil); err != nil {
+	if f != nil {
+		ev.ShuffleMasterSnapshot, err = f.d.DecodeObject(b3)
+	} else {
+		ev.ShuffleMasterSnapshot, err = javaser.DecodeObject(b3, nil)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("shuffle master snapshot stream at payload byte %d: %w", at, err)
 	}
 	if o, ok := ev.ShuffleMasterSnapshot.(*javaser.Object); ok {
 		ev.ShuffleMasterSnapshotClass = o.Class.Name
 	}
 	return ev, nil
+}
+
+// decodeFinishedEvent reads the event stream of a type 1 record with the
+// generic reader.
+func decodeFinishedEvent(b []byte) (*VertexFinished, error) {
+	v, err := javaser.DecodeObject(b, nil)
+	if err != nil {
+		return nil, err
+	}
+	return finishedEvent(v)
 }
 
 func finishedEvent(v javaser.Value) (*VertexFinished, error) {

@@ -5,11 +5,17 @@ import "slices"
 // readClassDesc reads a classDesc of the grammar: a new class or proxy
 // descriptor, a reference to one, or null.
 func (d *Decoder) readClassDesc() (*ClassDesc, error) {
-	start := d.pos
-	if err := d.enter(start); err != nil {
+	if err := d.enter(d.pos); err != nil {
 		return nil, err
 	}
-	defer func() { d.depth-- }()
+	cd, err := d.readClassDescContent()
+	d.depth--
+	return cd, err
+}
+
+// readClassDescContent is readClassDesc inside the nesting it counts.
+func (d *Decoder) readClassDescContent() (*ClassDesc, error) {
+	start := d.pos
 	tc, err := d.u8("class descriptor")
 	if err != nil {
 		return nil, err
@@ -45,14 +51,18 @@ func (d *Decoder) readNewClassDesc() (*ClassDesc, error) {
 	if cd := d.cachedDesc(start); cd != nil {
 		return cd, nil
 	}
-	base, depth := len(d.handles), d.depth
-	minRef, peak := d.minRef, d.peak
-	d.minRef, d.peak = base, depth
+	base, depth, peak, from := len(d.handles), d.depth, d.peak, len(d.refs)
+	d.peak = depth
+	d.parsing++
 	cd, err := d.parseNewClassDesc(start)
-	if err == nil && d.minRef >= base {
-		d.storeDesc(start, base, d.peak-depth, cd)
+	d.parsing--
+	if err == nil {
+		d.storeDesc(start, base, d.peak-depth, cd, d.refs[from:])
 	}
-	d.minRef, d.peak = min(minRef, d.minRef), max(peak, d.peak)
+	d.peak = max(peak, d.peak)
+	if d.parsing == 0 {
+		d.refs = d.refs[:0]
+	}
 	return cd, err
 }
 
@@ -85,8 +95,14 @@ func (d *Decoder) parseNewClassDesc(start int) (*ClassDesc, error) {
 // readClassDescTail reads the class annotation and the superclass
 // descriptor.
 func (d *Decoder) readClassDescTail(cd *ClassDesc) error {
+	// The annotation is read with its Values whatever the mode: a
+	// descriptor, and the handles it assigns, may be cached and shared.
+	skip := d.skip
+	d.skip = false
 	var err error
-	if cd.Annotation, err = d.readAnnotation(); err != nil {
+	cd.Annotation, err = d.readAnnotation()
+	d.skip = skip
+	if err != nil {
 		return err
 	}
 	if cd.Super, err = d.readClassDesc(); err != nil {

@@ -54,6 +54,9 @@ func (d *Decoder) readAnnotation() ([]Value, error) {
 			if err != nil {
 				return nil, err
 			}
+			if d.skip {
+				continue
+			}
 			if k := len(out) - 1; k >= 0 {
 				if prev, ok := out[k].(BlockData); ok {
 					out[k] = append(prev, b...)
@@ -66,7 +69,9 @@ func (d *Decoder) readAnnotation() ([]Value, error) {
 			if err != nil {
 				return nil, err
 			}
-			out = append(out, v)
+			if !d.skip {
+				out = append(out, v)
+			}
 		}
 	}
 }

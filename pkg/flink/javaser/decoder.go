@@ -77,13 +77,19 @@ type Decoder struct {
 	opts    Options
 	err     error // sticky decoding error
 
-	// For the descriptor cache (desccache.go): the lowest handle a
-	// reference resolved to and the deepest nesting reached, while a class
-	// descriptor is read.
-	minRef int
-	peak   int
+	// For the descriptor cache (desccache.go): while class descriptors are
+	// read (parsing of them nested), the handles references resolved to,
+	// and the deepest nesting reached.
+	parsing int
+	refs    []int
+	peak    int
 	// noCache turns the descriptor cache off (tests compare both ways).
 	noCache bool
+	// skip makes the reader check contents without building their Values
+	// (SkipValue): objects and arrays get the unread handle.
+	skip bool
+	// blocks joins the blocks ReadBlockData returns.
+	blocks []byte
 }
 
 // NewDecoder checks the stream header (magic and version) of data and
@@ -92,21 +98,40 @@ func NewDecoder(data []byte, opts *Options) (*Decoder, error) {
 	d := &Decoder{buf: data, opts: opts.withDefaults()}
 	// A handle takes at least a few bytes of input; most streams fit this.
 	d.handles = make([]Value, 0, min(len(data)/16+8, 512))
-	magic, err := d.u16("stream magic")
-	if err != nil {
+	if err := d.header(); err != nil {
 		return nil, err
 	}
+	return d, nil
+}
+
+// Reset makes d read the stream data from its start, as NewDecoder does,
+// with the options d was made with (the defaults for a zero Decoder) and
+// the memory it holds: a Decoder can read stream after stream without
+// allocating its own state again. The Values read before stay valid.
+func (d *Decoder) Reset(data []byte) error {
+	clear(d.handles)
+	*d = Decoder{buf: data, handles: d.handles[:0], opts: d.opts.withDefaults(), noCache: d.noCache,
+		refs: d.refs[:0], blocks: d.blocks[:0]}
+	return d.header()
+}
+
+// header checks the stream magic and version.
+func (d *Decoder) header() error {
+	magic, err := d.u16("stream magic")
+	if err != nil {
+		return err
+	}
 	if magic != StreamMagic {
-		return nil, d.malformed(0, "stream magic is 0x%04x, want 0x%04x", magic, StreamMagic)
+		return d.malformed(0, "stream magic is 0x%04x, want 0x%04x", magic, StreamMagic)
 	}
 	version, err := d.u16("stream version")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if version != StreamVersion {
-		return nil, d.malformed(2, "stream version is %d, want %d", version, StreamVersion)
+		return d.malformed(2, "stream version is %d, want %d", version, StreamVersion)
 	}
-	return d, nil
+	return nil
 }
 
 // Offset returns the offset in the stream of the next content.
@@ -198,6 +223,19 @@ func DecodeObject(data []byte, opts *Options) (Value, error) {
 	if err != nil {
 		return nil, err
 	}
+	return d.firstObject()
+}
+
+// DecodeObject resets d to the stream data (see Reset) and returns its
+// first object, as the function DecodeObject does.
+func (d *Decoder) DecodeObject(data []byte) (Value, error) {
+	if err := d.Reset(data); err != nil {
+		return nil, err
+	}
+	return d.firstObject()
+}
+
+func (d *Decoder) firstObject() (Value, error) {
 	start := d.pos
 	v, err := d.Next()
 	if err == io.EOF {
@@ -215,11 +253,17 @@ func DecodeObject(data []byte, opts *Options) (Value, error) {
 // readObject reads one "object" of the grammar: any content but block
 // data.
 func (d *Decoder) readObject() (Value, error) {
-	start := d.pos
-	if err := d.enter(start); err != nil {
+	if err := d.enter(d.pos); err != nil {
 		return nil, err
 	}
-	defer func() { d.depth-- }()
+	v, err := d.readContent()
+	d.depth--
+	return v, err
+}
+
+// readContent is readObject inside the nesting readObject counts.
+func (d *Decoder) readContent() (Value, error) {
+	start := d.pos
 	tc, err := d.u8("type code")
 	if err != nil {
 		return nil, err
@@ -229,7 +273,12 @@ func (d *Decoder) readObject() (Value, error) {
 		return nil, nil
 	case tcReference:
 		d.pos = start
-		return d.readReference()
+		v, err := d.readReference()
+		if v == unread && !d.skip {
+			return nil, &DecodeError{Offset: int64(start), Kind: ErrUnread,
+				Detail: "reference to an object read without its value"}
+		}
+		return v, err
 	case tcClassDesc:
 		return d.readNewClassDesc()
 	case tcProxyClassDesc:
@@ -276,7 +325,9 @@ func (d *Decoder) readReference() (Value, error) {
 	if i < 0 || i >= int64(len(d.handles)) {
 		return nil, d.malformed(start, "reference to handle 0x%x, which is not assigned", uint32(h))
 	}
-	d.minRef = min(d.minRef, int(i))
+	if d.parsing > 0 {
+		d.refs = append(d.refs, int(i))
+	}
 	return d.handles[i], nil
 }
 

@@ -11,10 +11,12 @@ import (
 // descriptors (each record is a stream of its own), and reading them is
 // most of the work. The descriptor cache shares them between streams: a
 // TC_CLASSDESC content whose bytes, first handle and options equal those of
-// one read before, and that refers to no handle assigned before it, reads
-// the same way, so the cached descriptor and the handles it assigned are
-// used instead. Cached descriptors are shared by every Value that uses them;
-// decoded values are read-only.
+// one read before, and whose references to handles assigned before it
+// (field type strings, superclass descriptors) resolve to equal strings and
+// to the same descriptors, reads the same way, so the cached descriptor and
+// the handles it assigned are used instead. A descriptor that refers to
+// anything else before it is not cached. Cached descriptors are shared by
+// every Value that uses them; decoded values are read-only.
 //
 // The cache is bounded (entries, bytes of one entry, bytes in all); once
 // full it keeps what it holds.
@@ -28,10 +30,18 @@ const (
 type descEntry struct {
 	raw     []byte  // the content, from its type code
 	base    int     // the handle index of its first handle
+	refs    []ref   // the handles before base it refers to
 	handles []Value // the handles it assigned, in order
 	depth   int     // the nesting it reaches below its start
 	desc    *ClassDesc
 	opts    Options
+}
+
+// ref is a handle that a cached descriptor refers to and its value then: a
+// string or a *ClassDesc.
+type ref struct {
+	index int
+	value Value
 }
 
 var descCache struct {
@@ -64,11 +74,16 @@ func (d *Decoder) cachedDesc(start int) *ClassDesc {
 	entries := descCache.byName[string(name)]
 	descCache.RUnlock()
 	for _, e := range entries {
-		if e.base != len(d.handles) || e.opts != d.opts || !bytes.HasPrefix(d.buf[start:], e.raw) {
+		if e.base != len(d.handles) || e.opts != d.opts || !bytes.HasPrefix(d.buf[start:], e.raw) || !d.sameRefs(e.refs) {
 			continue
 		}
 		if d.depth+e.depth > d.opts.MaxDepth || len(d.handles)+len(e.handles) > d.opts.MaxHandles {
 			return nil // read it, and fail, as without the cache
+		}
+		if d.parsing > 0 {
+			for _, r := range e.refs {
+				d.refs = append(d.refs, r.index)
+			}
 		}
 		d.handles = append(d.handles, e.handles...)
 		d.peak = max(d.peak, d.depth+e.depth)
@@ -78,15 +93,39 @@ func (d *Decoder) cachedDesc(start int) *ClassDesc {
 	return nil
 }
 
-// storeDesc caches the descriptor just read from start.
-func (d *Decoder) storeDesc(start, base, depth int, cd *ClassDesc) {
+// sameRefs reports whether the handles refs lists hold the same values.
+func (d *Decoder) sameRefs(refs []ref) bool {
+	for _, r := range refs {
+		if d.handles[r.index] != r.value {
+			return false
+		}
+	}
+	return true
+}
+
+// storeDesc caches the descriptor just read from start, which assigned the
+// handles from base and referred to the handles in log.
+func (d *Decoder) storeDesc(start, base, depth int, cd *ClassDesc, log []int) {
 	name := string(d.nameAt(start))
 	if d.pos-start > maxCachedDescBytes {
 		return
 	}
+	var refs []ref
+	for _, i := range log {
+		if i >= base || slices.ContainsFunc(refs, func(r ref) bool { return r.index == i }) {
+			continue
+		}
+		switch d.handles[i].(type) {
+		case string, *ClassDesc:
+			refs = append(refs, ref{i, d.handles[i]})
+		default:
+			return
+		}
+	}
 	e := &descEntry{
 		raw:     bytes.Clone(d.buf[start:d.pos]),
 		base:    base,
+		refs:    refs,
 		handles: slices.Clone(d.handles[base:]),
 		depth:   depth,
 		desc:    cd,

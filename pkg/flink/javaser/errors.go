@@ -23,6 +23,12 @@ var (
 	// (nesting depth, handles, array length, string length).
 	ErrLimit = errors.New("jobevent/javaser: limit exceeded")
 
+	// ErrUnread reports a reference, read as a Value, to an object that a
+	// typed reader read without building its Value (BeginObject,
+	// SkipValue): the stream has to be read again with ReadValue, or
+	// Decode, for that Value to exist.
+	ErrUnread = errors.New("jobevent/javaser: reference to an object read without its value")
+
 	// ErrNotAdapted reports a value that an adapter (AsList, AsMap, ...)
 	// does not read: another class, or a class it does not know.
 	ErrNotAdapted = errors.New("jobevent/javaser: not a value of the requested kind")
@@ -33,7 +39,7 @@ var (
 // content starts or where the input ended.
 type DecodeError struct {
 	Offset int64
-	Kind   error // ErrTruncated, ErrMalformed or ErrLimit
+	Kind   error // ErrTruncated, ErrMalformed, ErrLimit or ErrUnread
 	Detail string
 }
 

@@ -16,21 +16,32 @@ func (d *Decoder) readNewObject() (Value, error) {
 	if desc == nil {
 		return nil, d.malformed(start, "object without a class descriptor")
 	}
+	if d.skip {
+		return unread, d.skipObject(start, desc)
+	}
 	blk := &objectBlock{obj: Object{Class: desc, Offset: int64(start)}}
 	obj := &blk.obj
 	if err := d.newHandle(start, obj); err != nil {
 		return nil, err
 	}
+	return obj, d.readObjectData(start, blk)
+}
+
+// readObjectData reads the class data (or the external contents) of the
+// object in blk, whose TC_OBJECT is at start and whose handle is assigned.
+func (d *Decoder) readObjectData(start int, blk *objectBlock) error {
+	obj, desc := &blk.obj, blk.obj.Class
+	var err error
 	if desc.Has(FlagExternalizable) {
 		if !desc.Has(FlagBlockData) {
-			return nil, d.malformed(start, "externalizable %s written with stream protocol version 1 cannot be read without its class", printable(desc.Name))
+			return d.malformed(start, "externalizable %s written with stream protocol version 1 cannot be read without its class", printable(desc.Name))
 		}
 		obj.External, err = d.readAnnotation()
-		return obj, err
+		return err
 	}
 	chain, err := d.chain(start, desc)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if len(chain) <= len(blk.data) {
 		obj.Data = blk.data[:len(chain):len(chain)]
@@ -51,10 +62,57 @@ func (d *Decoder) readNewObject() (Value, error) {
 			obj.Data[i].Values, vals = vals[:n:n], vals[n:]
 		}
 		if err := d.readClassData(&obj.Data[i], cd); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return obj, nil
+	return nil
+}
+
+// skipObject reads, in skip mode, the rest of the object at start: the
+// checks and handles of readNewObject without its Values.
+func (d *Decoder) skipObject(start int, desc *ClassDesc) error {
+	if err := d.newHandle(start, unread); err != nil {
+		return err
+	}
+	if desc.Has(FlagExternalizable) {
+		if !desc.Has(FlagBlockData) {
+			return d.malformed(start, "externalizable %s written with stream protocol version 1 cannot be read without its class", printable(desc.Name))
+		}
+		_, err := d.readAnnotation()
+		return err
+	}
+	chain, err := d.chain(start, desc)
+	if err != nil {
+		return err
+	}
+	for _, cd := range chain {
+		if err := d.skipClassData(cd); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// skipClassData is readClassData in skip mode.
+func (d *Decoder) skipClassData(cd *ClassDesc) error {
+	for _, f := range cd.Fields {
+		if f.Type == 'L' || f.Type == '[' {
+			if _, err := d.readObject(); err != nil {
+				return err
+			}
+			continue
+		}
+		n := primSize[f.Type]
+		if len(d.buf)-d.pos < n {
+			return d.truncated(d.pos, "value of field %s cut short", printable(f.Name))
+		}
+		d.pos += n
+	}
+	if cd.Has(FlagSerializable | FlagWriteMethod) {
+		_, err := d.readAnnotation()
+		return err
+	}
+	return nil
 }
 
 // objectBlock allocates an Object with room for the class data of a short
@@ -132,21 +190,17 @@ func (d *Decoder) readArray() (Value, error) {
 	if desc == nil || len(desc.Name) < 2 || desc.Name[0] != '[' {
 		return nil, d.malformed(start, "array of %s", descName(desc))
 	}
+	if d.skip {
+		return unread, d.skipArray(start, desc)
+	}
 	arr := &Array{Class: desc}
 	if err := d.newHandle(start, arr); err != nil {
 		return nil, err
 	}
 	at := d.pos
-	n32, err := d.i32("array length")
+	n, err := d.arrayLength()
 	if err != nil {
 		return nil, err
-	}
-	if n32 < 0 {
-		return nil, d.malformed(at, "array length %d", n32)
-	}
-	n := int(n32)
-	if n > d.opts.MaxArrayLength {
-		return nil, d.limit(at, "array of %d elements, more than %d", n, d.opts.MaxArrayLength)
 	}
 	elem := desc.Name[1]
 	if elem == 'L' || elem == '[' {
@@ -164,6 +218,56 @@ func (d *Decoder) readArray() (Value, error) {
 	d.pos += n * size
 	arr.Data = primArray(elem, b, n)
 	return arr, nil
+}
+
+// skipArray reads, in skip mode, the rest of the array at start.
+func (d *Decoder) skipArray(start int, desc *ClassDesc) error {
+	if err := d.newHandle(start, unread); err != nil {
+		return err
+	}
+	at := d.pos
+	n, err := d.arrayLength()
+	if err != nil {
+		return err
+	}
+	elem := desc.Name[1]
+	if elem == 'L' || elem == '[' {
+		if left := len(d.buf) - d.pos; n > left {
+			return d.truncated(at, "array of %d objects, %d bytes left", n, left)
+		}
+		for range n {
+			if _, err := d.readObject(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	size := primSize[elem]
+	if size == 0 {
+		return d.malformed(start, "array class %q", desc.Name)
+	}
+	if left := len(d.buf) - d.pos; int64(n)*int64(size) > int64(left) {
+		return d.truncated(at, "array of %d %s needs %d bytes, %d left", n, printable(desc.Name), int64(n)*int64(size), left)
+	}
+	d.pos += n * size
+	return nil
+}
+
+// arrayLength reads an array's length and checks it against the limit.
+func (d *Decoder) arrayLength() (int, error) {
+	at := d.pos
+	n32, err := d.i32("array length")
+	if err != nil {
+		return 0, err
+	}
+	if n32 < 0 {
+		return 0, d.malformed(at, "array length %d", n32)
+	}
+	n := int(n32)
+	if n > d.opts.MaxArrayLength {
+		return 0, d.limit(at, "array of %d elements, more than %d", n, d.opts.MaxArrayLength)
+	}
+	return n, nil
 }
 
 func (d *Decoder) readObjectElements(at, n int) ([]Value, error) {
