@@ -93,8 +93,11 @@ final class ScenarioRun {
         c.put("rest.bind-address", "127.0.0.1");
         c.put("rest.address", "127.0.0.1");
         c.put("rest.port", "0");
+        // Every server (RPC, blob server, shuffle data servers, REST) on 127.0.0.1 only.
         c.put("taskmanager.host", "127.0.0.1");
+        c.put("taskmanager.bind-host", "127.0.0.1");
         c.put("jobmanager.rpc.address", "127.0.0.1");
+        c.put("jobmanager.bind-host", "127.0.0.1");
         return new MiniClusterConfiguration.Builder()
                 .setConfiguration(Configuration.fromMap(c))
                 .setNumTaskManagers(TASK_MANAGERS)
