@@ -3,52 +3,178 @@ package flink
 import (
 	"encoding/binary"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
-	"testing/fstest"
+	"time"
 )
 
-// benchRecords is the size of the benchmark's log.
+// benchRecords is the size of the benchmarks' logs.
 const benchRecords = 100_000
 
-// BenchmarkReader reads a log of the fixture's type 1 records repeated to
-// 100k records, and reports records per second.
-func BenchmarkReader(b *testing.B) {
-	data, err := os.ReadFile(filepath.Join(fixtureDirs[0], "job-events", "events.0"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	var finished []byte
-	per := 0
-	for _, off := range recordOffsets(data) {
-		end := off + 8 + int(binary.BigEndian.Uint32(data[off+4:]))
-		if binary.BigEndian.Uint32(data[off:]) == TypeVertexFinished {
-			finished = append(finished, data[off:end]...)
-			per++
-		}
-	}
-	records := 0
-	var log []byte
-	for records < benchRecords {
-		log = append(log, finished...)
-		records += per
-	}
-	fsys := fstest.MapFS{"events.0": &fstest.MapFile{Data: log}}
-	b.SetBytes(int64(len(log)))
-	b.ResetTimer()
-	for range b.N {
-		r, err := NewReader(fsys)
+// finishedRecords returns the type 1 records of files, whole, one after
+// the other, and how many there are.
+func finishedRecords(tb testing.TB, files []string) ([]byte, int) {
+	var out []byte
+	n := 0
+	for _, file := range files {
+		data, err := os.ReadFile(file)
 		if err != nil {
-			b.Fatal(err)
+			tb.Fatal(err)
 		}
-		for {
-			if _, err := r.Next(); err == io.EOF {
-				break
-			} else if err != nil {
-				b.Fatal(err)
+		for _, off := range recordOffsets(data) {
+			end := off + 8 + int(binary.BigEndian.Uint32(data[off+4:]))
+			if end <= len(data) && binary.BigEndian.Uint32(data[off:]) == TypeVertexFinished {
+				out = append(out, data[off:end]...)
+				n++
 			}
 		}
 	}
-	b.ReportMetric(float64(records*b.N)/b.Elapsed().Seconds(), "records/s")
+	return out, n
 }
+
+// realFiles returns the job-events files of the real Flink runs
+// (testdata/flink, or $JOBEVENT_FLINK_ROOT).
+func realFiles() []string {
+	root := filepath.Join("..", "..", "testdata", "flink")
+	if r := os.Getenv("JOBEVENT_FLINK_ROOT"); r != "" {
+		root = r
+	}
+	files, _ := filepath.Glob(filepath.Join(root, "*", "*", "job-events", "events.*"))
+	return files
+}
+
+// BenchmarkReader reads a log of the fixture's type 1 records (user
+// accumulators, an IPv6 address, partition sizes) repeated to 100k
+// records, and reports records per second.
+func BenchmarkReader(b *testing.B) {
+	unit, per := finishedRecords(b, []string{filepath.Join(fixtureDirs[0], "job-events", "events.0")})
+	benchReader(b, unit, per)
+}
+
+// BenchmarkReader_Real reads a log of the type 1 records of the real Flink
+// runs repeated to 100k records.
+func BenchmarkReader_Real(b *testing.B) {
+	unit, per := finishedRecords(b, realFiles())
+	if per == 0 {
+		b.Skip("no real Flink job-events files")
+	}
+	benchReader(b, unit, per)
+}
+
+func benchReader(b *testing.B, unit []byte, per int) {
+	fsys := &repeatFS{unit: unit, times: (benchRecords + per - 1) / per}
+	records := fsys.times * per
+	b.SetBytes(int64(len(unit) * fsys.times))
+	b.ResetTimer()
+	for range b.N {
+		if n, _ := readLog(b, fsys, false); n != records {
+			b.Fatalf("read %d records, want %d", n, records)
+		}
+	}
+	b.ReportMetric(float64(records*b.N)/b.Elapsed().Seconds(), "records/s")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(records*b.N), "ns/record")
+}
+
+// BenchmarkReader_Memory reads logs of 100k and 400k real type 1 records
+// (the fixture's when there are none) and reports the peak heap in use,
+// sampled every 1000 records: it does not grow with the log.
+func BenchmarkReader_Memory(b *testing.B) {
+	unit, per := finishedRecords(b, realFiles())
+	if per == 0 {
+		unit, per = finishedRecords(b, []string{filepath.Join(fixtureDirs[0], "job-events", "events.0")})
+	}
+	for _, size := range []struct {
+		name    string
+		records int
+	}{{"100k", benchRecords}, {"400k", 4 * benchRecords}} {
+		b.Run(size.name, func(b *testing.B) {
+			fsys := &repeatFS{unit: unit, times: (size.records + per - 1) / per}
+			var peak uint64
+			for range b.N {
+				runtime.GC()
+				_, p := readLog(b, fsys, true)
+				peak = max(peak, p)
+			}
+			b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
+		})
+	}
+}
+
+// readLog reads every record of fsys and returns how many there are and,
+// if sample, the peak heap in use, sampled every 1000 records.
+func readLog(b *testing.B, fsys fs.FS, sample bool) (int, uint64) {
+	r, err := NewReader(fsys)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer r.Close()
+	var peak uint64
+	var ms runtime.MemStats
+	for n := 0; ; n++ {
+		if _, err := r.Next(); err == io.EOF {
+			return n, peak
+		} else if err != nil {
+			b.Fatal(err)
+		}
+		if sample && n%1000 == 0 {
+			runtime.ReadMemStats(&ms)
+			peak = max(peak, ms.HeapInuse)
+		}
+	}
+}
+
+// repeatFS is a directory holding events.0: unit repeated times times,
+// produced as it is read, so that a long log takes no memory.
+type repeatFS struct {
+	unit  []byte
+	times int
+}
+
+func (r *repeatFS) size() int64 { return int64(len(r.unit)) * int64(r.times) }
+
+func (r *repeatFS) Open(name string) (fs.File, error) {
+	if name != "events.0" {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+	}
+	return &repeatFile{fs: r}, nil
+}
+
+func (r *repeatFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	if name != "." {
+		return nil, &fs.PathError{Op: "readdir", Path: name, Err: fs.ErrNotExist}
+	}
+	return []fs.DirEntry{fs.FileInfoToDirEntry(repeatInfo{r.size()})}, nil
+}
+
+type repeatFile struct {
+	fs  *repeatFS
+	off int64
+}
+
+func (f *repeatFile) Read(p []byte) (int, error) {
+	n := 0
+	for n < len(p) && f.off < f.fs.size() {
+		k := copy(p[n:], f.fs.unit[f.off%int64(len(f.fs.unit)):])
+		n += k
+		f.off += int64(k)
+	}
+	if n == 0 {
+		return 0, io.EOF
+	}
+	return n, nil
+}
+
+func (f *repeatFile) Stat() (fs.FileInfo, error) { return repeatInfo{f.fs.size()}, nil }
+func (f *repeatFile) Close() error               { return nil }
+
+type repeatInfo struct{ size int64 }
+
+func (repeatInfo) Name() string       { return "events.0" }
+func (i repeatInfo) Size() int64      { return i.size }
+func (repeatInfo) Mode() fs.FileMode  { return 0o444 }
+func (repeatInfo) ModTime() time.Time { return time.Time{} }
+func (repeatInfo) IsDir() bool        { return false }
+func (repeatInfo) Sys() any           { return nil }

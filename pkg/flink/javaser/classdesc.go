@@ -142,14 +142,14 @@ func (d *Decoder) readFields(class string) ([]Field, error) {
 		switch f.Type {
 		case 'B', 'C', 'D', 'F', 'I', 'J', 'S', 'Z':
 		case 'L', '[':
-			sig, err := d.readTypeString()
+			sig, null, err := d.readTypeString()
 			if err != nil {
 				return nil, err
 			}
-			if sig == nil {
+			if null {
 				return nil, d.malformed(at, "field %s.%s without a type", printable(class), printable(f.Name))
 			}
-			f.ClassName = *sig
+			f.ClassName = sig
 		default:
 			return nil, d.malformed(at, "field %s.%s has type code 0x%02x", printable(class), printable(f.Name), f.Type)
 		}

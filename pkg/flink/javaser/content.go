@@ -121,14 +121,14 @@ func (d *Decoder) readEnum(start int) (Value, error) {
 		return nil, err
 	}
 	at := d.pos
-	name, err := d.readTypeString()
+	name, null, err := d.readTypeString()
 	if err != nil {
 		return nil, err
 	}
-	if name == nil {
+	if null {
 		return nil, d.malformed(at, "enum constant of %s without a name", printable(desc.Name))
 	}
-	e.Name = *name
+	e.Name = name
 	return e, nil
 }
 

@@ -90,6 +90,12 @@ type Decoder struct {
 	skip bool
 	// blocks joins the blocks ReadBlockData returns.
 	blocks []byte
+	// local holds the descriptor cache entries used last, for a Decoder
+	// that is Reset (desccache.go).
+	local *[localDescs]*descEntry
+	// strings maps the bytes of strings read before to the string, for a
+	// Decoder that is Reset (strings.go).
+	strings map[string]Value
 }
 
 // NewDecoder checks the stream header (magic and version) of data and
@@ -107,11 +113,16 @@ func NewDecoder(data []byte, opts *Options) (*Decoder, error) {
 // Reset makes d read the stream data from its start, as NewDecoder does,
 // with the options d was made with (the defaults for a zero Decoder) and
 // the memory it holds: a Decoder can read stream after stream without
-// allocating its own state again. The Values read before stay valid.
+// allocating its own state again. The Values read before stay valid; the
+// Decoder keeps references to some of them (the handles of the last
+// stream, and up to 1024 short strings).
 func (d *Decoder) Reset(data []byte) error {
-	clear(d.handles)
 	*d = Decoder{buf: data, handles: d.handles[:0], opts: d.opts.withDefaults(), noCache: d.noCache,
-		refs: d.refs[:0], blocks: d.blocks[:0]}
+		refs: d.refs[:0], blocks: d.blocks[:0], local: d.local, strings: d.strings}
+	if d.local == nil {
+		d.local = new([localDescs]*descEntry)
+		d.strings = make(map[string]Value)
+	}
 	return d.header()
 }
 

@@ -63,34 +63,64 @@ func (d *Decoder) nameAt(start int) []byte {
 	return d.buf[start+3 : start+3+n]
 }
 
+// localDescs is the size of a Decoder's own table of the cache entries it
+// used last, indexed by first handle and name: a Decoder that reads stream
+// after stream (Reset) finds its descriptors there without the cache's
+// lock and map.
+const localDescs = 64
+
+func localSlot(base int, name []byte) int {
+	return (base*7 + len(name)*3 + int(name[len(name)-1])) % localDescs
+}
+
 // cachedDesc returns the descriptor cached for the content at start, having
 // assigned its handles and moved past it, or nil.
 func (d *Decoder) cachedDesc(start int) *ClassDesc {
 	name := d.nameAt(start)
-	if name == nil {
+	if len(name) == 0 {
 		return nil
+	}
+	slot := localSlot(len(d.handles), name)
+	if d.local != nil {
+		if e := d.local[slot]; e != nil && d.matches(e, start) {
+			return d.useDesc(e, start)
+		}
 	}
 	descCache.RLock()
 	entries := descCache.byName[string(name)]
 	descCache.RUnlock()
 	for _, e := range entries {
-		if e.base != len(d.handles) || e.opts != d.opts || !bytes.HasPrefix(d.buf[start:], e.raw) || !d.sameRefs(e.refs) {
-			continue
-		}
-		if d.depth+e.depth > d.opts.MaxDepth || len(d.handles)+len(e.handles) > d.opts.MaxHandles {
-			return nil // read it, and fail, as without the cache
-		}
-		if d.parsing > 0 {
-			for _, r := range e.refs {
-				d.refs = append(d.refs, r.index)
+		if d.matches(e, start) {
+			if d.local != nil {
+				d.local[slot] = e
 			}
+			return d.useDesc(e, start)
 		}
-		d.handles = append(d.handles, e.handles...)
-		d.peak = max(d.peak, d.depth+e.depth)
-		d.pos = start + len(e.raw)
-		return e.desc
 	}
 	return nil
+}
+
+// matches reports whether e is the entry of the content at start.
+func (d *Decoder) matches(e *descEntry, start int) bool {
+	return e.base == len(d.handles) && e.opts == d.opts && bytes.HasPrefix(d.buf[start:], e.raw) && d.sameRefs(e.refs)
+}
+
+// useDesc assigns the handles of e, which matches the content at start,
+// and moves past it; it returns nil, for the content to be read, when
+// that would exceed a limit.
+func (d *Decoder) useDesc(e *descEntry, start int) *ClassDesc {
+	if d.depth+e.depth > d.opts.MaxDepth || len(d.handles)+len(e.handles) > d.opts.MaxHandles {
+		return nil // read it, and fail, as without the cache
+	}
+	if d.parsing > 0 {
+		for _, r := range e.refs {
+			d.refs = append(d.refs, r.index)
+		}
+	}
+	d.handles = append(d.handles, e.handles...)
+	d.peak = max(d.peak, d.depth+e.depth)
+	d.pos = start + len(e.raw)
+	return e.desc
 }
 
 // sameRefs reports whether the handles refs lists hold the same values.

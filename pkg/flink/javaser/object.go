@@ -1,6 +1,7 @@
 package javaser
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math"
 )
@@ -235,12 +236,7 @@ func (d *Decoder) skipArray(start int, desc *ClassDesc) error {
 		if left := len(d.buf) - d.pos; n > left {
 			return d.truncated(at, "array of %d objects, %d bytes left", n, left)
 		}
-		for range n {
-			if _, err := d.readObject(); err != nil {
-				return err
-			}
-		}
-		return nil
+		return d.skipElements(n)
 	}
 	size := primSize[elem]
 	if size == 0 {
@@ -250,6 +246,39 @@ func (d *Decoder) skipArray(start int, desc *ClassDesc) error {
 		return d.truncated(at, "array of %d %s needs %d bytes, %d left", n, printable(desc.Name), int64(n)*int64(size), left)
 	}
 	d.pos += n * size
+	return nil
+}
+
+// skipElements skips n elements of an array of objects. An element whose
+// bytes repeat those of the element before, which assigned only handles of
+// objects and arrays (no class descriptors or strings), reads the same way
+// (the references in it are to the same handles, of the same kinds), so it
+// is not read again: its handles are assigned and the decoder moves past
+// it. ConcurrentHashMap writes 16 such segments.
+func (d *Decoder) skipElements(n int) error {
+	prev, size, handles := 0, 0, 0 // the element before: offset, size, handles
+	for range n {
+		start, base := d.pos, len(d.handles)
+		if size > 0 && len(d.buf)-start >= size && bytes.Equal(d.buf[start:start+size], d.buf[prev:prev+size]) &&
+			base+handles <= d.opts.MaxHandles {
+			for range handles {
+				d.handles = append(d.handles, unread)
+			}
+			d.pos += size
+			prev = start
+			continue
+		}
+		if _, err := d.readObject(); err != nil {
+			return err
+		}
+		prev, size, handles = start, d.pos-start, len(d.handles)-base
+		for _, h := range d.handles[base:] {
+			if h != unread {
+				size = 0
+				break
+			}
+		}
+	}
 	return nil
 }
 

@@ -7,41 +7,61 @@ package javaser
 // read: newHandle, then the length and the bytes.
 func (d *Decoder) readNewString(long bool) (Value, error) {
 	start := d.pos - 1
-	s, err := d.stringBody(long)
+	v, err := d.stringBody(long)
 	if err != nil {
 		return nil, err
 	}
-	if err := d.newHandle(start, s); err != nil {
+	if err := d.newHandle(start, v); err != nil {
 		return nil, err
 	}
-	return s, nil
+	return v, nil
 }
 
 // stringBody reads the length and modified UTF-8 bytes of a string whose
-// type code has been read.
-func (d *Decoder) stringBody(long bool) (string, error) {
+// type code has been read, and returns the string as a Value.
+func (d *Decoder) stringBody(long bool) (Value, error) {
 	start := d.pos
 	var n int64
 	if long {
 		l, err := d.i64("long string length")
 		if err != nil {
-			return "", err
+			return nil, err
 		}
 		if l < 0 {
-			return "", d.malformed(start, "long string length %d", l)
+			return nil, d.malformed(start, "long string length %d", l)
 		}
 		n = l
 	} else {
 		l, err := d.u16("string length")
 		if err != nil {
-			return "", err
+			return nil, err
 		}
 		n = int64(l)
 	}
 	if n > int64(d.opts.MaxStringBytes) {
-		return "", d.limit(start, "string of %d bytes, more than %d", n, d.opts.MaxStringBytes)
+		return nil, d.limit(start, "string of %d bytes, more than %d", n, d.opts.MaxStringBytes)
 	}
-	return d.utfBytes(start, n)
+	if d.strings != nil && n <= int64(len(d.buf)-d.pos) {
+		b := d.buf[d.pos : d.pos+int(n)]
+		if v, ok := d.strings[string(b)]; ok {
+			d.pos += int(n)
+			return v, nil
+		}
+		s, err := d.utfBytes(start, n)
+		if err != nil {
+			return nil, err
+		}
+		var v Value = s
+		if len(b) <= maxInternedBytes && len(d.strings) < maxInterned {
+			d.strings[string(b)] = v
+		}
+		return v, nil
+	}
+	s, err := d.utfBytes(start, n)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
 // utf reads a u16 length and that many bytes of modified UTF-8 (class and
@@ -54,6 +74,14 @@ func (d *Decoder) utf(what string) (string, error) {
 	}
 	return d.utfBytes(start, int64(n))
 }
+
+// A Decoder that is Reset keeps the strings (TC_STRING) it reads, up to
+// these bounds, and returns the same string for the same bytes again: the
+// streams of a log repeat their names and ids.
+const (
+	maxInterned      = 1024
+	maxInternedBytes = 128
+)
 
 func (d *Decoder) utfBytes(start int, n int64) (string, error) {
 	if n > int64(len(d.buf)-d.pos) {
@@ -69,33 +97,33 @@ func (d *Decoder) utfBytes(start int, n int64) (string, error) {
 }
 
 // readTypeString reads a string where only a string, a reference to one or
-// null may be (field type signatures, enum constant names).
-func (d *Decoder) readTypeString() (*string, error) {
+// null may be (field type signatures, enum constant names); null is
+// reported as such.
+func (d *Decoder) readTypeString() (s string, null bool, err error) {
 	start := d.pos
 	tc, err := d.u8("type code")
 	if err != nil {
-		return nil, err
+		return "", false, err
 	}
 	switch tc {
 	case tcNull:
-		return nil, nil
+		return "", true, nil
 	case tcString, tcLongString:
 		v, err := d.readNewString(tc == tcLongString)
 		if err != nil {
-			return nil, err
+			return "", false, err
 		}
-		s := v.(string)
-		return &s, nil
+		return v.(string), false, nil
 	case tcReference:
 		d.pos = start
 		v, err := d.readReference()
 		if err != nil {
-			return nil, err
+			return "", false, err
 		}
 		if s, ok := v.(string); ok {
-			return &s, nil
+			return s, false, nil
 		}
-		return nil, d.malformed(start, "reference to %s where a string was expected", kindOf(v))
+		return "", false, d.malformed(start, "reference to %s where a string was expected", kindOf(v))
 	}
-	return nil, d.malformed(start, "type code 0x%02x where a string was expected", tc)
+	return "", false, d.malformed(start, "type code 0x%02x where a string was expected", tc)
 }

@@ -93,10 +93,11 @@ func (d *Decoder) EndObject() { d.depth-- }
 // of whose class data has been read, as Decode does, and ends it: the
 // object then has its Value, which references to it return.
 func (d *Decoder) FinishObject(h ObjectHead) (Value, error) {
-	defer d.EndObject()
 	blk := &objectBlock{obj: Object{Class: h.Class, Offset: int64(h.Offset)}}
 	d.handles[h.Handle] = &blk.obj
-	if err := d.readObjectData(h.Offset, blk); err != nil {
+	err := d.readObjectData(h.Offset, blk)
+	d.EndObject()
+	if err != nil {
 		return nil, err
 	}
 	return &blk.obj, nil
@@ -157,12 +158,9 @@ func (d *Decoder) ReadString() (s string, null bool, err error) {
 	if err := d.enter(start); err != nil {
 		return "", false, err
 	}
-	defer func() { d.depth-- }()
-	p, err := d.readTypeString()
-	if err != nil || p == nil {
-		return "", err == nil, err
-	}
-	return *p, false, nil
+	s, null, err = d.readTypeString()
+	d.depth--
+	return s, null, err
 }
 
 // ReadReference reads the TC_REFERENCE that must come next and returns the
@@ -173,7 +171,7 @@ func (d *Decoder) ReadReference() (handle int, v Value, built bool, err error) {
 	if err := d.enter(start); err != nil {
 		return 0, nil, false, err
 	}
-	defer func() { d.depth-- }()
+	d.depth--
 	if d.PeekCode() != tcReference {
 		return 0, nil, false, d.malformed(start, "no reference")
 	}
@@ -216,11 +214,16 @@ func (d *Decoder) ReadByteArray() ([]byte, error) {
 // readPrimArray reads a TC_ARRAY of primitives of type code elem and
 // returns its wire bytes and length.
 func (d *Decoder) readPrimArray(elem byte) ([]byte, int, error) {
-	start := d.pos
-	if err := d.enter(start); err != nil {
+	if err := d.enter(d.pos); err != nil {
 		return nil, 0, err
 	}
-	defer func() { d.depth-- }()
+	b, n, err := d.readPrimArrayContent(elem)
+	d.depth--
+	return b, n, err
+}
+
+func (d *Decoder) readPrimArrayContent(elem byte) ([]byte, int, error) {
+	start := d.pos
 	if d.PeekCode() != tcArray {
 		return nil, 0, d.malformed(start, "no array")
 	}
