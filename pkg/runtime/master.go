@@ -325,7 +325,7 @@ func (m *master) run(ctx context.Context) (*Summary, error) {
 	defer hbStop()
 	var err error
 	if m.cfg.recovering && m.state.Graph() != nil {
-		err = m.recover(ctx)
+		err = m.recoverJob(ctx)
 	} else {
 		err = m.submit(ctx, m.cfg.recovering)
 	}

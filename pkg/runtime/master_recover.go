@@ -8,11 +8,11 @@ import (
 	"github.com/jobevent/jobevent/pkg/replay"
 )
 
-// recover starts a recovering epoch (docs/recovery.md): master_started with
+// recoverJob starts a recovering epoch (docs/recovery.md): master_started with
 // recovering true; wait for the workers of the previous epoch; plan with
 // exactly the partitions they reported; log the plan's resets; rebuild
 // the runtime status from the log; restore the coordinators; go on.
-func (m *master) recover(ctx context.Context) error {
+func (m *master) recoverJob(ctx context.Context) error {
 	if err := m.emit(format.Event{Kind: format.KindMasterStarted, Master: m.cfg.addr, Recovering: true}); err != nil {
 		return err
 	}
