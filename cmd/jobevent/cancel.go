@@ -71,7 +71,11 @@ func runCancel(c *cli.Context) error {
 	res := cancelResult{Log: arg, Job: state.Job(), Status: state.Status(), Heartbeat: "ended"}
 	var st jobStatus
 	if res.Status == "" {
-		if err := fillEpoch(c.Context, arg, jobHeartbeatTimeout(c.Context, arg), &st); err != nil {
+		job, timeout := jobOfLog(c.Context, arg)
+		if res.Job == "" {
+			res.Job = job // no events yet: the name in job.yaml
+		}
+		if err := fillEpoch(c.Context, arg, timeout, &st); err != nil {
 			return err
 		}
 		res.Log, res.Heartbeat = st.Log, st.Heartbeat
@@ -121,21 +125,22 @@ func cancelJob(c *cli.Context, res *cancelResult) error {
 	return nil
 }
 
-// jobHeartbeatTimeout is the heartbeat.timeout of the job in the log at
-// url, or the default when its job.yaml cannot be read.
-func jobHeartbeatTimeout(ctx context.Context, url string) time.Duration {
+// jobOfLog returns the job name and heartbeat.timeout of the job.yaml in
+// the log at url: "" and the default timeout when it cannot be read.
+func jobOfLog(ctx context.Context, url string) (string, time.Duration) {
 	timeout := runtime.DefaultSettings().HeartbeatTimeout
 	log, err := blob.Open(ctx, url)
 	if err != nil {
-		return timeout
+		return "", timeout
 	}
 	defer log.Close()
 	raw, err := log.ReadSpec(ctx)
 	if err != nil {
-		return timeout
+		return "", timeout
 	}
-	if spec, err := runtime.ParseSpec("job.yaml", raw); err == nil {
-		return spec.Settings.HeartbeatTimeout
+	spec, err := runtime.ParseSpec("job.yaml", raw)
+	if err != nil {
+		return "", timeout
 	}
-	return timeout
+	return spec.Job, spec.Settings.HeartbeatTimeout
 }

@@ -40,9 +40,25 @@ func (e *StartError) Unwrap() error { return e.Err }
 // ExitCode returns 2.
 func (e *StartError) ExitCode() int { return 2 }
 
-// ErrOutputOwned is wrapped by the error of a sink whose output holds the
-// committed output of another log's job.
+// ErrOutputOwned is matched (errors.Is) by the *OutputOwnedError of a
+// sink whose output holds the committed output of another log's job.
 var ErrOutputOwned = errors.New("jobevent/runtime: the output belongs to another job's log")
+
+// OutputOwnedError says that an output holds what the job of another log
+// committed (its OutputMarker).
+type OutputOwnedError struct {
+	Output string // where the output is
+	Log    string // the log that committed it
+	Job    string
+}
+
+// Error names the output, the other log and the way out.
+func (e *OutputOwnedError) Error() string {
+	return fmt.Sprintf("output %s holds the committed output of job %s of log %s: write elsewhere, or pass --overwrite-output to replace it", e.Output, e.Job, e.Log)
+}
+
+// Is reports whether target is ErrOutputOwned.
+func (e *OutputOwnedError) Is(target error) bool { return target == ErrOutputOwned }
 
 // preflight checks every vertex of spec that can be checked (Preflighter).
 // logURL is the job's log; overwrite allows taking over an output that
@@ -85,8 +101,7 @@ func checkOwner(ctx context.Context, b *gcblob.Bucket, vc *VertexContext, where 
 	if json.Unmarshal(data, &owner) != nil || owner.Log == vc.logURL {
 		return nil
 	}
-	return fmt.Errorf("output %s holds the output job %s of log %s committed: %w; write elsewhere, or pass --overwrite-output to replace it",
-		where, owner.Job, owner.Log, ErrOutputOwned)
+	return &OutputOwnedError{Output: where, Log: owner.Log, Job: owner.Job}
 }
 
 // writeOwner records vc's log as the owner of the output in b.
