@@ -6,33 +6,6 @@ import (
 	"github.com/jobevent/jobevent/pkg/runtime"
 )
 
-// tokenFlag is the shared secret of masters and workers.
-func tokenFlag() *cli.StringFlag {
-	return &cli.StringFlag{Name: "token", Usage: "shared `TOKEN` authenticating master and workers", EnvVars: []string{"JOBEVENT_TOKEN"}}
-}
-
-// tlsFlags turn on HTTPS between masters and workers.
-func tlsFlags() []cli.Flag {
-	return []cli.Flag{
-		&cli.StringFlag{Name: "tls-cert", Usage: "serve HTTPS with the PEM certificate `FILE` (with --tls-key)"},
-		&cli.StringFlag{Name: "tls-key", Usage: "PEM private key `FILE` of --tls-cert"},
-		&cli.StringFlag{Name: "tls-ca", Usage: "trust the peers' certificates signed by the PEM CA `FILE` (default: the system's roots)"},
-	}
-}
-
-func tlsFiles(c *cli.Context) runtime.TLSFiles {
-	return runtime.TLSFiles{Cert: c.String("tls-cert"), Key: c.String("tls-key"), CA: c.String("tls-ca")}
-}
-
-// checkTLS makes a half-given certificate a usage error.
-func checkTLS(c *cli.Context) error {
-	t := tlsFiles(c)
-	if (t.Cert == "") != (t.Key == "") || (t.CA != "" && t.Cert == "") {
-		return usagef(c, "TLS needs --tls-cert and --tls-key together (and --tls-ca only with them)")
-	}
-	return nil
-}
-
 // overwriteOutputFlag lets a job commit over another log's output.
 func overwriteOutputFlag() *cli.BoolFlag {
 	return &cli.BoolFlag{Name: "overwrite-output", Usage: "let the job's sinks replace the committed output of another log's job"}
