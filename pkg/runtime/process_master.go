@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	stdlog "log"
 	"net/http"
 	"os"
 	"sync"
@@ -98,7 +99,8 @@ func RunMaster(ctx context.Context, opts MasterOptions) (*Summary, error) {
 	}
 	addr := ln.Addr().String()
 	srv := newMasterServer(opts.Token, opts.Clock, p)
-	httpSrv := &http.Server{Handler: srv.handler(), ReadHeaderTimeout: 10 * time.Second, ErrorLog: serverLog(opts.Stderr, "master")}
+	srv.refusals = newRefusalLog(logger(opts.Stderr, "master"))
+	httpSrv := &http.Server{Handler: srv.handler(), ReadHeaderTimeout: 10 * time.Second, ErrorLog: stdlog.New(srv.refusals, "", 0)}
 	go func() { _ = httpSrv.Serve(p.listener(ln)) }()
 	defer httpSrv.Close()
 	if opts.OnListen != nil {
@@ -233,10 +235,16 @@ type masterServer struct {
 	m        *master
 	lastSeen map[string]time.Time
 	ready    chan struct{}
+
+	// refusals logs each refused worker once; noWorkers says when the
+	// master has had no worker for a while.
+	refusals  *refusalLog
+	noWorkers noWorkersWatch
 }
 
 func newMasterServer(token string, clock Clock, p *peers) *masterServer {
-	return &masterServer{token: token, clock: clock, peers: p, lastSeen: map[string]time.Time{}, ready: make(chan struct{})}
+	return &masterServer{token: token, clock: clock, peers: p, lastSeen: map[string]time.Time{}, ready: make(chan struct{}),
+		refusals: newRefusalLog(nil), noWorkers: noWorkersWatch{since: clock.Now()}}
 }
 
 // attach routes requests to m from now on.
@@ -307,7 +315,12 @@ func (s *masterServer) handler() http.Handler {
 		s.seen(rep.Worker)
 		return struct{}{}, m.report(ctx, rep)
 	}))
-	return withAuth(s.token, mux)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !authorized(r, s.token) {
+			s.refusals.refused(r.RemoteAddr, "missing or wrong token")
+		}
+		withAuth(s.token, mux).ServeHTTP(w, r)
+	})
 }
 
 // watchWorkers reports to the master every worker silent for longer than
@@ -333,7 +346,11 @@ func (s *masterServer) watchWorkers(ctx context.Context, st Settings) (stop func
 				}
 			}
 			m := s.m
+			say := s.noWorkers.check(now, len(s.lastSeen), st.HeartbeatTimeout, s.refusals.count())
 			s.mu.Unlock()
+			if say != "" {
+				s.refusals.logf("%s", say)
+			}
 			for _, id := range lost {
 				m.workerLost(id, fmt.Errorf("no heartbeat for %v", st.HeartbeatTimeout))
 			}

@@ -232,7 +232,7 @@ type workerSession struct {
 func (s *workerSession) loop(ctx context.Context) error {
 	settings := s.spec.Settings
 	backoff := 100 * time.Millisecond
-	tries := 0
+	tries, refused := 0, 0
 	for {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -242,7 +242,13 @@ func (s *workerSession) loop(ctx context.Context) error {
 			return ctx.Err()
 		}
 		if err != nil {
-			if tries%10 == 0 {
+			// A refusal that retrying cannot fix (a wrong token, TLS on
+			// one side only) ends the worker after a few attempts.
+			if why := refusal(err); why != "" && epoch == 0 {
+				if refused++; refused >= maxRefusals {
+					return &RefusedError{Cause: why, Attempts: refused, Err: err}
+				}
+			} else if refused = 0; tries%10 == 0 {
 				s.logf("no master: %v (retrying)", err)
 			}
 			if epoch > 0 {

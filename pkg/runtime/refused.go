@@ -1,0 +1,138 @@
+package runtime
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+)
+
+// maxRefusals is how many registrations in a row a worker tries when the
+// master refuses it for a reason that retrying cannot fix (a wrong token,
+// plain HTTP against HTTPS or the reverse, an untrusted certificate)
+// before it gives up.
+const maxRefusals = 5
+
+// RefusedError is returned by a worker that a master refused maxRefusals
+// times in a row for a reason of configuration. Its ExitCode is 2.
+type RefusedError struct {
+	Cause    string // what is wrong, in words
+	Attempts int
+	Err      error // the last refusal, naming the master
+}
+
+// Error names the cause and the last refusal.
+func (e *RefusedError) Error() string {
+	return fmt.Sprintf("worker refused %d times in a row: %s (%v)", e.Attempts, e.Cause, e.Err)
+}
+
+// Unwrap returns the last refusal.
+func (e *RefusedError) Unwrap() error { return e.Err }
+
+// ExitCode returns 2: the worker is misconfigured.
+func (e *RefusedError) ExitCode() int { return 2 }
+
+// refusal says why err, the error of a request to the master, is one that
+// retrying cannot fix; "" when it is not (the master may be down, or busy).
+func refusal(err error) string {
+	var herr *httpError
+	var unknown x509.UnknownAuthorityError
+	var hostname x509.HostnameError
+	var verify *tls.CertificateVerificationError
+	var rec tls.RecordHeaderError
+	switch {
+	case errors.As(err, &herr) && herr.Status == http.StatusUnauthorized:
+		return "wrong token: give the worker the master's --token (or JOBEVENT_TOKEN)"
+	case errors.As(err, &herr) && herr.Status == http.StatusBadRequest && strings.Contains(herr.Msg, "HTTPS server"):
+		return "the master serves HTTPS and this worker speaks plain HTTP: start the worker with --tls-cert, --tls-key and --tls-ca"
+	case errors.As(err, &rec), err != nil && strings.Contains(err.Error(), "server gave HTTP response to HTTPS client"):
+		return "this worker speaks HTTPS and the master plain HTTP: start both with TLS, or neither"
+	case errors.As(err, &unknown), errors.As(err, &hostname), errors.As(err, &verify):
+		return "the master's TLS certificate is not trusted: give the worker the CA that signed it (--tls-ca)"
+	}
+	return ""
+}
+
+// refusalLog logs each refused peer once, by its IP address.
+type refusalLog struct {
+	logf func(string, ...any)
+
+	mu   sync.Mutex
+	seen map[string]bool
+	n    int // refused requests, all peers
+}
+
+func newRefusalLog(logf func(string, ...any)) *refusalLog {
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	return &refusalLog{logf: logf, seen: map[string]bool{}}
+}
+
+// refused records a refused request from remote (host:port) and logs the
+// first one of each host.
+func (r *refusalLog) refused(remote, why string) {
+	host, _, err := net.SplitHostPort(remote)
+	if err != nil {
+		host = remote
+	}
+	r.mu.Lock()
+	r.n++
+	first := !r.seen[host]
+	r.seen[host] = true
+	r.mu.Unlock()
+	if first {
+		r.logf("refused a worker at %s: %s (logged once per host)", host, why)
+	}
+}
+
+// count returns how many requests were refused so far.
+func (r *refusalLog) count() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.n
+}
+
+// Write takes the lines of the HTTP server's error log: TLS handshake
+// errors are refusals, logged once per host; other lines pass through.
+func (r *refusalLog) Write(p []byte) (int, error) {
+	line := strings.TrimSpace(string(p))
+	const marker = "TLS handshake error from "
+	if i := strings.Index(line, marker); i >= 0 {
+		rest := line[i+len(marker):]
+		remote, msg, _ := strings.Cut(rest, ": ")
+		r.refused(remote, "TLS handshake failed ("+msg+"): the worker must use TLS with a certificate the master's --tls-ca trusts")
+		return len(p), nil
+	}
+	r.logf("%s", line)
+	return len(p), nil
+}
+
+// noWorkersWatch says, once each time it happens, that a master has had
+// no worker for longer than timeout.
+type noWorkersWatch struct {
+	since time.Time // when the master last had a worker, or started
+	said  bool
+}
+
+// check returns the message to log, or "" when there is nothing to say.
+func (w *noWorkersWatch) check(now time.Time, workers int, timeout time.Duration, refused int) string {
+	if workers > 0 {
+		w.since, w.said = now, false
+		return ""
+	}
+	if w.said || now.Sub(w.since) <= timeout {
+		return ""
+	}
+	w.said = true
+	msg := fmt.Sprintf("no workers: none has been registered for %v; start `jobevent worker --events LOG --dir DIR` with the master's token", timeout)
+	if refused > 0 {
+		msg += fmt.Sprintf(" (%d requests refused so far)", refused)
+	}
+	return msg
+}
