@@ -5,14 +5,16 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"testing/fstest"
 )
 
 // FuzzReader reads arbitrary bytes as events.0 (and their second half as
-// events.1): no input panics, every error is a one-line *CorruptError, and
-// every warning is one line.
+// events.1): no input panics, every error is a one-line *CorruptError,
+// every warning is one line, and every event is the one the generic reader
+// alone reads.
 func FuzzReader(f *testing.F) {
 	// The fixtures, and the files of real Flink runs when the repository
 	// holds them.
@@ -54,11 +56,35 @@ func FuzzReader(f *testing.F) {
 			if rec.Event == nil {
 				t.Fatalf("record at %s@%d without an event", rec.File, rec.Offset)
 			}
+			if gen, _ := decodePayload(rec.Type, rec.Payload, nil); !reflect.DeepEqual(rec.Event, gen) {
+				t.Fatalf("record at %s@%d: the generic reader reads another event", rec.File, rec.Offset)
+			}
 		}
 		for _, w := range r.Warnings() {
 			if strings.Contains(w.String(), "\n") {
 				t.Fatalf("warning %q spans lines", w)
 			}
 		}
+	})
+}
+
+// FuzzDecodePayload decodes arbitrary payloads of each record type with
+// the typed reader and with the generic reader alone: no input panics, and
+// both read the same event or fail with the same error.
+func FuzzDecodePayload(f *testing.F) {
+	files, _ := payloadFiles(f)
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			f.Fatal(err)
+		}
+		types, payloads := filePayloads(data)
+		for i, p := range payloads {
+			f.Add(byte(types[i]), p)
+		}
+	}
+	fd := new(fastDecoder)
+	f.Fuzz(func(t *testing.T, typ byte, payload []byte) {
+		compareDecoders(t, fd, "payload", int32(typ%4), payload)
 	})
 }

@@ -81,7 +81,10 @@ func (d *Decoder) readAnnotation() ([]Value, error) {
 // does.
 func (d *Decoder) readException(start int) (Value, error) {
 	d.handles = d.handles[:0]
+	skip := d.skip
+	d.skip = false // the error reports the Throwable
 	ex, err := d.readObject()
+	d.skip = skip
 	if err != nil {
 		return nil, err
 	}
@@ -149,6 +152,8 @@ func kindOf(v Value) string {
 		return "a class"
 	case *ClassDesc:
 		return "a class descriptor"
+	case *unreadObject:
+		return "an object read without its value"
 	}
 	return fmt.Sprintf("%T", v)
 }

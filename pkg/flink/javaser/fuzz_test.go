@@ -9,8 +9,9 @@ import (
 )
 
 // FuzzDecode checks that no input panics, that every error is a one-line
-// *DecodeError or *WriteAbortedError, and that the adapters and a full
-// rendering of whatever decodes (cycles included) do not panic either.
+// *DecodeError or *WriteAbortedError, that the adapters and a full
+// rendering of whatever decodes (cycles included) do not panic either, and
+// that SkipValue agrees with ReadValue.
 func FuzzDecode(f *testing.F) {
 	files, _ := filepath.Glob("testdata/*.ser")
 	for _, file := range files {
@@ -27,7 +28,11 @@ func FuzzDecode(f *testing.F) {
 	f.Add(newStream().b(tcObject).classDesc("A", FlagSerializable|FlagWriteMethod, "Ix").i32(1).b(tcBlockData, 4).i32(9).ref(1).b(tcEndBlockData).Bytes())
 	f.Add(newStream().b(tcLongString).i64(3).b('a', 0xc0, 0x80).b(tcReset, tcException).b(tcString).utf("x").Bytes())
 	f.Add(newStream().b(tcProxyClassDesc).i32(1).utf("I").b(tcEndBlockData, tcNull).Bytes())
+	seg := newStream().b(tcArray).classDesc("[LS;", FlagSerializable).i32(3).
+		b(tcObject).classDesc("S", FlagSerializable, "Ia", "Lb").i32(1).b(tcNull)
+	f.Add(seg.b(tcObject).ref(1).i32(1).b(tcNull).b(tcObject).ref(1).i32(1).b(tcNull).Bytes())
 	f.Fuzz(func(t *testing.T, data []byte) {
+		checkSkipAgrees(t, data, &Options{MaxDepth: 200}, false)
 		plain := fuzzDecode(t, data, true)
 		// Twice with the descriptor cache: the second read may take every
 		// descriptor from it, and must read the same.
