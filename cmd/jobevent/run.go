@@ -106,7 +106,13 @@ func runRun(c *cli.Context) error {
 // recoverFromLog is "jobevent replay LOG" without --dry-run: the job of
 // LOG recovered for real with the embedded runtime, as "run --resume".
 func recoverFromLog(c *cli.Context, log string) error {
-	sum, err := runtime.Resume(c.Context, runtime.Options{Events: log, Stderr: c.App.ErrWriter})
+	sum, err := runtime.Resume(c.Context, runtime.Options{Events: log, Stderr: c.App.ErrWriter, Cancel: interruptsOf(c.Context).Cancel()})
+	if sum != nil && sum.Status == "suspended" {
+		return endBySignal(c, sum.Log, []string{"jobevent", "replay", sum.Log}, "", err)
+	}
+	if err = endBySignal(c, "", nil, "", err); sum == nil {
+		return err
+	}
 	return reportRun(c, sum, err)
 }
 

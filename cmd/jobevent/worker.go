@@ -23,8 +23,10 @@ func newWorkerCommand() *cli.Command {
 			"current master through the log's newest epoch object unless --master pins it; when the\n" +
 			"master is unreachable it keeps its partitions and reconnects with backoff, reporting\n" +
 			"what it holds to the next master. It exits when the job has ended (its partitions are\n" +
-			"then deleted) or on SIGTERM. With --tls-cert and --tls-key it serves HTTPS and calls the\n" +
-			"master and the other workers over HTTPS, trusting --tls-ca.",
+			"then deleted) or on SIGTERM (its partitions stay). A master that refuses it for a reason\n" +
+			"retrying cannot fix (a wrong token, TLS on one side only, an untrusted certificate) ends\n" +
+			"it after 5 attempts: exit 2 with one line naming the cause. With --tls-cert and --tls-key\n" +
+			"it serves HTTPS and calls the master and the other workers over HTTPS, trusting --tls-ca.",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "events", Usage: "the job's event log `LOG` (required)", Required: true},
 			&cli.StringFlag{Name: "dir", Usage: "`DIR` for partitions (required)", Required: true},
