@@ -409,3 +409,47 @@ func TestRun_OutputOfAnotherLog(t *testing.T) {
 	// The first log's job is the other one now.
 	runCLI(t, "run", spec, "--events", first, "--work-dir", work, "--resume").wantCode(t, 0)
 }
+
+// TestRun_SecondSigintCancels: a second SIGINT before the master has
+// suspended the job cancels it: job_finished canceled, exit 1.
+func TestRun_SecondSigintCancels(t *testing.T) {
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "slow.yaml")
+	if err := os.WriteFile(spec, []byte(fmt.Sprintf(napJob, filepath.Join(dir, "out"))), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	logURL := "file://" + filepath.ToSlash(filepath.Join(dir, "log"))
+	deadline, stop := context.WithTimeout(context.Background(), time.Minute)
+	defer stop()
+	in := &interrupts{cancel: make(chan struct{})}
+	ctx, cancel := context.WithCancel(context.WithValue(deadline, interruptsKey{}, in))
+	defer cancel()
+	done := make(chan result, 1)
+	go func() {
+		done <- runCLIWith(t, ctx, "", "run", spec, "--events", logURL, "--work-dir", filepath.Join(dir, "work"))
+	}()
+	waitForEvents(t, deadline, logURL, "the nap stage to run", func(events []format.Event) bool {
+		for _, e := range events {
+			if e.Kind == format.KindSubtaskStarted && e.Vertex == "nap" {
+				return true
+			}
+		}
+		return false
+	})
+	in.note(syscall.SIGINT)
+	in.note(syscall.SIGINT)
+	cancel()
+	var r result
+	select {
+	case r = <-done:
+	case <-deadline.Done():
+		t.Fatal("run did not stop")
+	}
+	if r.code != 1 || !strings.Contains(r.stdout+r.stderr, "canceled") {
+		t.Fatalf("run = exit %d, stdout %q, stderr %q; want exit 1, canceled", r.code, r.stdout, r.stderr)
+	}
+	events := logEvents(t, logURL)
+	if last := events[len(events)-1]; last.Kind != format.KindJobFinished || last.Status != format.StatusCanceled {
+		t.Fatalf("last event %s %s, want job_finished canceled", last.Kind, last.Status)
+	}
+}
