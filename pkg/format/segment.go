@@ -29,9 +29,11 @@ const ChecksumKey = "jobevent.crc32c"
 const supportedMajor = "1"
 
 var (
-	// ErrNoFooter is returned by OpenSegment for data that does not end in a
-	// valid Parquet footer: a truncated segment, which is what a torn upload
-	// looks like.
+	// ErrNoFooter is returned by OpenSegment for data that can be a strict
+	// prefix of a segment (it begins like one and has no trailing magic): a
+	// truncated segment, which is what a torn upload looks like. A whole
+	// object with a damaged trailer, or bytes that cannot begin a segment,
+	// are ErrCorrupt.
 	ErrNoFooter = errors.New("jobevent/format: segment has no valid footer")
 
 	// ErrCorrupt is returned for a segment that cannot be trusted: checksum
@@ -110,7 +112,8 @@ type SegmentReader struct {
 
 // OpenSegment opens a whole segment held in memory; data must not change
 // while the reader is in use, and the events read do not refer to it. It
-// returns ErrNoFooter for truncated data, ErrCorrupt (wrapped) for a segment
+// returns ErrNoFooter for data that can be a truncated segment (see
+// classifyTail), ErrCorrupt (wrapped) for a segment
 // that fails its checksum or does not decode, and a *VersionError for an
 // unknown major schema version. OpenSegment is safe for concurrent use; each
 // SegmentReader is used by one goroutine at a time.
@@ -154,21 +157,88 @@ func OpenSegment(data []byte) (sr *SegmentReader, err error) {
 	}, nil
 }
 
-// checkTail classifies data that cannot hold a footer as ErrNoFooter.
+// segmentMagic begins and ends every Parquet file. It is part of the
+// format.
+const segmentMagic = "PAR1"
+
+// minSegmentSize is the smallest file that can hold a footer: magic,
+// footer length, magic.
+const minSegmentSize = 4 + 4 + 4
+
+// checkTail checks that data has the frame of a whole segment (leading
+// magic, a footer length that fits, trailing magic) and otherwise decides
+// what it is: ErrNoFooter only for data that can be a truncated segment,
+// ErrCorrupt for anything else (see classifyTail).
 func checkTail(data []byte) error {
-	const minSize = 4 + 4 + 4 // magic, footer length, magic
-	if len(data) < minSize || string(data[len(data)-4:]) != "PAR1" {
-		return fmt.Errorf("%d bytes, no trailing magic: %w", len(data), ErrNoFooter)
+	n := len(data)
+	if n < minSegmentSize || string(data[n-4:]) != segmentMagic {
+		return classifyTail(data)
 	}
-	footer := int(uint32(data[len(data)-8]) | uint32(data[len(data)-7])<<8 |
-		uint32(data[len(data)-6])<<16 | uint32(data[len(data)-5])<<24)
-	if footer == 0 || footer > len(data)-minSize {
-		return fmt.Errorf("footer length %d in %d bytes: %w", footer, len(data), ErrNoFooter)
+	if string(data[:4]) != segmentMagic {
+		return fmt.Errorf("no leading magic: not a Parquet file: %w", ErrCorrupt)
 	}
-	if string(data[:4]) != "PAR1" {
-		return fmt.Errorf("no leading magic: %w", ErrCorrupt)
+	if footer := footerLength(data); footer == 0 || footer > n-minSegmentSize {
+		// Whole (it ends in the magic) but its footer length is damaged.
+		return fmt.Errorf("footer length %d in %d bytes: %w", footer, n, ErrCorrupt)
 	}
 	return nil
+}
+
+// footerLength reads the little-endian footer length before the trailing
+// magic of data (at least 8 bytes long).
+func footerLength(data []byte) int {
+	n := len(data)
+	return int(uint32(data[n-8]) | uint32(data[n-7])<<8 | uint32(data[n-6])<<16 | uint32(data[n-5])<<24)
+}
+
+// classifyTail classifies data that does not end in a segment's trailing
+// magic. Uploads are atomic, so a torn segment is rare, and the reader
+// drops a torn segment's events with a warning: data is torn
+// (ErrNoFooter) only when it can be a strict prefix of a segment, and
+// corrupt (ErrCorrupt) when it provably is not:
+//
+//   - bytes that do not begin with the leading magic (or a prefix of it)
+//     are not a Parquet file;
+//   - data that verifies (frame and checksum) once its last 4 bytes are
+//     replaced by the magic is a whole segment whose trailing magic is
+//     damaged, unless it verifies as a segment cut 1 to 3 bytes short;
+//   - a segment that verifies, followed by more bytes, is not a prefix.
+func classifyTail(data []byte) error {
+	n := len(data)
+	if n < 4 {
+		if string(data) == segmentMagic[:n] {
+			return fmt.Errorf("%d bytes, a prefix of the leading magic: %w", n, ErrNoFooter)
+		}
+		return fmt.Errorf("%d bytes, no leading magic: not a Parquet file: %w", n, ErrCorrupt)
+	}
+	if string(data[:4]) != segmentMagic {
+		return fmt.Errorf("%d bytes, no leading magic: not a Parquet file: %w", n, ErrCorrupt)
+	}
+	for k := 3; k >= 1; k-- { // cut inside the trailing magic
+		if bytes.HasSuffix(data, []byte(segmentMagic[:k])) && verifiesWhole(append(bytes.Clone(data), segmentMagic[k:]...)) {
+			return fmt.Errorf("%d bytes, the last %d bytes of a segment missing: %w", n, 4-k, ErrNoFooter)
+		}
+	}
+	if n >= minSegmentSize && verifiesWhole(append(bytes.Clone(data[:n-4]), segmentMagic...)) {
+		return fmt.Errorf("%d bytes, a whole segment whose trailing magic is damaged (%q): %w", n, data[n-4:], ErrCorrupt)
+	}
+	if i := bytes.LastIndex(data, []byte(segmentMagic)); i+4 >= minSegmentSize && verifiesWhole(data[:i+4]) {
+		return fmt.Errorf("a segment of %d bytes followed by %d other bytes: %w", i+4, n-i-4, ErrCorrupt)
+	}
+	return fmt.Errorf("%d bytes, no trailing magic (a truncated segment): %w", n, ErrNoFooter)
+}
+
+// verifiesWhole reports whether data has the frame of a whole segment and
+// its checksum matches.
+func verifiesWhole(data []byte) bool {
+	n := len(data)
+	if n < minSegmentSize || string(data[:4]) != segmentMagic || string(data[n-4:]) != segmentMagic {
+		return false
+	}
+	if footer := footerLength(data); footer == 0 || footer > n-minSegmentSize {
+		return false
+	}
+	return verifyChecksum(data) == nil
 }
 
 // checkVersion accepts every minor version of the supported major.

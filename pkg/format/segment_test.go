@@ -315,3 +315,47 @@ func TestEncodeSegment_ReusedEncoder(t *testing.T) {
 		}
 	}
 }
+
+// TestSegment_TornOrCorrupt: only data that can be a strict prefix of a
+// segment is torn (ErrNoFooter); a whole segment with a damaged trailer,
+// bytes that are not a Parquet file and a segment with bytes after it are
+// corrupt.
+func TestSegment_TornOrCorrupt(t *testing.T) {
+	data := encode(t, sampleEvents())
+	n := len(data)
+	for i := n - 8; i < n; i++ { // footer length and trailing magic
+		for _, mask := range []byte{0x01, 0x80, 0xff} {
+			flipped := bytes.Clone(data)
+			flipped[i] ^= mask
+			if _, err := OpenSegment(flipped); !errors.Is(err, ErrCorrupt) || errors.Is(err, ErrNoFooter) {
+				t.Fatalf("byte %d of %d ^ %#x: err = %v, want ErrCorrupt", i, n, mask, err)
+			}
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		data []byte
+		torn bool
+	}{
+		{"empty", nil, true},
+		{"magic prefix", []byte("PA"), true},
+		{"magic only", []byte("PAR1"), true},
+		{"cut 1 byte short", data[:n-1], true},
+		{"cut 3 bytes short", data[:n-3], true},
+		{"cut 4 bytes short", data[:n-4], true},
+		{"half", data[:n/2], true},
+		{"text", []byte("hello\n"), false},
+		{"short text", []byte("hi"), false},
+		{"text ending in the magic", []byte("hello, world PAR1"), false},
+		{"junk appended", append(bytes.Clone(data), "junk"...), false},
+		{"two segments", append(bytes.Clone(data), data...), false},
+	} {
+		_, err := OpenSegment(tc.data)
+		if tc.torn && !errors.Is(err, ErrNoFooter) {
+			t.Errorf("%s: err = %v, want ErrNoFooter", tc.name, err)
+		}
+		if !tc.torn && (!errors.Is(err, ErrCorrupt) || errors.Is(err, ErrNoFooter)) {
+			t.Errorf("%s: err = %v, want ErrCorrupt", tc.name, err)
+		}
+	}
+}
