@@ -78,7 +78,9 @@ type SkippedSegment struct {
 //
 // Compact holds the log's compaction lock (CompactLockKey) while it runs:
 // a concurrent Compact of the same log returns an error wrapping
-// ErrCompacting. A segment that cannot be decoded (other than a torn
+// ErrCompacting. A log that does not start at seq 1 or has a gap between
+// the names of its segments is refused with a *CorruptError before
+// anything is written; a segment that cannot be decoded (other than a torn
 // newest one) stops it with a *CorruptError; what it compacted before
 // stays compacted. It is safe to run while masters write and readers read
 // the log.
@@ -142,6 +144,13 @@ func (c *compactor) run(ctx context.Context) error {
 		c.res.BytesBefore += s.Size
 	}
 	c.res.SegmentsAfter, c.res.BytesAfter = c.res.SegmentsBefore, c.res.BytesBefore
+	claimed := make(map[int32]EpochInfo, len(epochs))
+	for _, e := range epochs {
+		claimed[e.Epoch] = e
+	}
+	if err := checkNames(buildPlan(segs, nil, claimed).items); err != nil {
+		return err
+	}
 	groups := planEpochs(segs, epochs)
 	tail, err := c.tail(ctx, groups, epochs)
 	if err != nil {

@@ -6,9 +6,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 )
 
@@ -61,6 +63,30 @@ func (s *fileStore) create(ctx context.Context, key string, data []byte, content
 		return fmt.Errorf("write %s: sync directory: %w", key, err)
 	}
 	return nil
+}
+
+// list lists prefix as bucketStore does, once the directory that holds it
+// has been found readable: fileblob passes over a directory it cannot
+// read (permission denied, not a directory, a symlink loop) as if it held
+// nothing, and a listing error must not read as an empty log. A directory
+// that does not exist holds nothing.
+func (s *fileStore) list(ctx context.Context, prefix string, fn func(objectInfo) error) error {
+	dir := s.root
+	if i := strings.LastIndex(prefix, "/"); i >= 0 {
+		dir = s.path(prefix[:i])
+	}
+	d, err := os.Open(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err == nil {
+		_, err = d.ReadDir(1)
+		d.Close()
+	}
+	if err != nil && err != io.EOF {
+		return fmt.Errorf("list %s: %w", prefix, err)
+	}
+	return s.bucketStore.list(ctx, prefix, fn)
 }
 
 // writeTemp writes data to a new file <final>.<random>.tmp and syncs it.

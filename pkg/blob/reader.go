@@ -77,6 +77,21 @@ type Reader struct {
 	notices []format.Notice
 	noticed map[string]bool
 	torn    map[int32]string // epoch → key of its torn newest segment
+
+	// claimed is the newest start_seq of the epoch objects listed last:
+	// the log's events must reach the seq before it. checking is the one
+	// being checked after the log was listed again at its end.
+	claimed, checking startClaim
+	relisted          bool
+	epochs            []EpochInfo // the epoch objects listed last
+}
+
+// startClaim is an epoch object's promise that the events before its
+// start_seq are durable: a master claims an epoch after replaying them.
+type startClaim struct {
+	key      string
+	epoch    int32
+	startSeq int64
 }
 
 // fetch is the read of one segment ahead of the reader.
@@ -160,6 +175,10 @@ func (r *Reader) Next() (format.Event, error) {
 			r.openSegment(item)
 			continue
 		}
+		if relisted, err := r.checkEnd(); err != nil || relisted {
+			r.err = err
+			continue
+		}
 		if !r.opts.Follow {
 			return format.Event{}, io.EOF
 		}
@@ -175,6 +194,42 @@ func (r *Reader) Next() (format.Event, error) {
 
 // Key returns the object key of the event Next returned last.
 func (r *Reader) Key() string { return r.key }
+
+// Epochs returns the epoch objects of the log as the reader listed them
+// last, in ascending order (none before NewReader returned). Validate
+// compares them with the events.
+func (r *Reader) Epochs() []EpochInfo { return r.epochs }
+
+// checkEnd applies, when the reader has read every segment it listed, the
+// rule that a log agrees with its epoch objects: a master claims epoch e
+// with start_seq S after replaying seqs 1..S-1, so the events must reach
+// S-1. A claim may have landed after the segments were listed, so the log
+// is listed once more before a shortfall counts (relisted is then true);
+// still short, the missing seqs are a *CorruptError naming the epoch
+// object.
+func (r *Reader) checkEnd() (relisted bool, err error) {
+	have := max(r.last, r.skipThrough)
+	want := r.claimed
+	if r.relisted {
+		want = r.checking
+	}
+	need := want.startSeq - 1
+	if r.opts.Until > 0 {
+		need = min(need, r.opts.Until)
+	}
+	if have >= need {
+		r.relisted = false
+		return false, nil
+	}
+	if !r.relisted {
+		r.relisted, r.checking = true, r.claimed
+		r.skipThrough = have
+		_, err := r.replan()
+		return true, err
+	}
+	return false, &CorruptError{Key: want.key, Err: fmt.Errorf("%w: epoch %d starts at seq %d, but the events end at seq %d: seq %d to %d missing",
+		ErrSeqGap, want.epoch, want.startSeq, have, have+1, need)}
+}
 
 // Notices returns the notices gathered since the previous call: torn tail
 // segments, fenced rows, covered segments and unknown objects passed over.
@@ -225,8 +280,12 @@ func (r *Reader) replan() (int, error) {
 		return 0, fmt.Errorf("list %s of %s: %w", EpochsDir, r.log.URL(), err)
 	}
 	byEpoch := make(map[int32]EpochInfo, len(epochs))
+	r.epochs, r.claimed = epochs, startClaim{}
 	for _, e := range epochs {
 		byEpoch[e.Epoch] = e
+		if e.StartSeq > r.claimed.startSeq {
+			r.claimed = startClaim{key: epochKey(e.Epoch), epoch: e.Epoch, startSeq: e.StartSeq}
+		}
 	}
 	plan := buildPlan(segs, unknown, byEpoch)
 	for _, n := range plan.notices {
@@ -296,6 +355,10 @@ func (r *Reader) openSegment(item planItem) {
 		}
 		return
 	}
+	if errors.Is(err, errTooLarge) {
+		r.err = &CorruptError{Key: item.Key, Err: err}
+		return
+	}
 	if err != nil {
 		r.err = fmt.Errorf("read %s: %w", r.log.URL(), err)
 		return
@@ -305,8 +368,8 @@ func (r *Reader) openSegment(item planItem) {
 	if err != nil {
 		if errors.Is(err, format.ErrNoFooter) && item.newest {
 			r.torn[item.Epoch] = item.Key
-			r.notice(format.Notice{Kind: format.NoticeTornTail, Key: item.Key, Epoch: item.Epoch, Seq: item.First, Count: item.Rows(),
-				Message: fmt.Sprintf("torn segment (no valid footer): the events of epoch %d end before seq %d", item.Epoch, item.First)})
+			r.notice(format.Notice{Kind: format.NoticeTornTail, Key: item.Key, Epoch: item.Epoch, Seq: item.First, Count: item.end() - item.First + 1,
+				Message: tornMessage(item)})
 			return
 		}
 		r.err = segmentError(item.Key, err)
@@ -417,12 +480,22 @@ func (r *Reader) nextRow() (e format.Event, ok bool, err error) {
 		if r.started && e.Seq != r.last+1 {
 			return e, false, &CorruptError{Key: c.item.Key, Err: gapError(r.last, e.Seq)}
 		}
+		if !r.started && e.Seq != r.skipThrough+1 {
+			// A log starts at seq 1; a reader from Since at Since.
+			return e, false, &CorruptError{Key: c.item.Key, Err: gapError(r.skipThrough, e.Seq)}
+		}
 		r.started, r.last, r.lastEpoch, r.key = true, e.Seq, e.Epoch, c.item.Key
 		if r.opts.Until > 0 && e.Seq == r.opts.Until {
 			r.done = true
 		}
 		return e, true, nil
 	}
+}
+
+// tornMessage says which seqs a torn segment drops.
+func tornMessage(item planItem) string {
+	return fmt.Sprintf("torn segment (truncated, no valid footer): seq %d to %d of epoch %d dropped; the epoch's events end at seq %d",
+		item.First, item.end(), item.Epoch, item.First-1)
 }
 
 func gapError(last, got int64) error {

@@ -62,11 +62,14 @@ func (l *Log) Delete(ctx context.Context, key string) error {
 }
 
 // OpenSegment reads the segment object key whole and opens it. A segment
-// that does not decode is a *CorruptError (format.ErrNoFooter, checksum
-// mismatch, ...); an unknown schema version an error wrapping a
+// that does not decode, or is larger than MaxSegmentBytes, is a
+// *CorruptError (format.ErrNoFooter, checksum mismatch, ...); an unknown schema version an error wrapping a
 // *format.VersionError.
 func (l *Log) OpenSegment(ctx context.Context, key string) (*format.SegmentReader, error) {
 	data, err := l.store.get(ctx, key)
+	if errors.Is(err, errTooLarge) {
+		return nil, &CorruptError{Key: key, Err: err}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -140,6 +143,29 @@ func buildPlan(segs []SegmentInfo, unknown []string, epochs map[int32]EpochInfo)
 	return p
 }
 
+// checkNames applies to names alone the rule that a log starts at seq 1
+// and goes on without a gap, covered segments and fenced rows set aside:
+// it returns a *CorruptError naming the first planned segment that does
+// not follow on, or that its name alone shows corrupt (an overlap, a size
+// over the limit). Whether a segment is torn cannot be told from its name;
+// the Reader finds that, and checks the events against the epoch objects.
+func checkNames(items []planItem) error {
+	next := int64(1)
+	for _, it := range items {
+		if IsCorrupt(it.err) {
+			return it.err
+		}
+		if it.err != nil {
+			return &CorruptError{Key: it.Key, Err: it.err}
+		}
+		if it.First != next {
+			return &CorruptError{Key: it.Key, Err: gapError(next-1, it.First)}
+		}
+		next = it.end() + 1
+	}
+	return nil
+}
+
 func groupByEpoch(segs []SegmentInfo) map[int32][]SegmentInfo {
 	m := make(map[int32][]SegmentInfo)
 	for _, s := range segs {
@@ -169,6 +195,9 @@ func (p *logPlan) addEpoch(epoch int32, segs []SegmentInfo, fence int64) {
 	kept := p.uncovered(segs)
 	for i, s := range kept {
 		item := planItem{SegmentInfo: s.SegmentInfo, newest: i == len(kept)-1, err: s.err}
+		if item.err == nil && s.Size > int64(maxSegmentBytes) {
+			item.err = &CorruptError{Key: s.Key, Err: fmt.Errorf("%d bytes, over the segment size limit of %d bytes", s.Size, maxSegmentBytes)}
+		}
 		if fence > 0 && s.First >= fence {
 			p.notices = append(p.notices, format.Notice{Kind: format.NoticeFenced, Key: s.Key, Epoch: epoch,
 				Seq: s.First, Count: s.Rows(),

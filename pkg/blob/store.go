@@ -125,7 +125,18 @@ func (s *bucketStore) upload(ctx context.Context, key string, data []byte, conte
 	return s.translate(ctx, "write", key, timeout, err)
 }
 
-// get reads key whole. The request is canceled when no byte has arrived for
+// maxObjectBytes bounds every read of an object: no object of the layout
+// is larger than a segment (MaxSegmentBytes), so a read never holds more
+// than this, whatever size the bucket reports (a file:// symlink to
+// /dev/zero reports none).
+const maxObjectBytes = MaxSegmentBytes
+
+// errTooLarge reports an object larger than maxObjectBytes. Readers of
+// segments turn it into a *CorruptError.
+var errTooLarge = errors.New("larger than any object of the layout")
+
+// get reads key whole, and at most maxObjectBytes of it (errTooLarge when
+// there is more). The request is canceled when no byte has arrived for
 // requestTimeout, however long the whole download takes.
 func (s *bucketStore) get(ctx context.Context, key string) ([]byte, error) {
 	rctx, kick, stop := idleContext(ctx, requestTimeout)
@@ -135,13 +146,19 @@ func (s *bucketStore) get(ctx context.Context, key string) ([]byte, error) {
 		return nil, s.translate(ctx, "read", key, requestTimeout, err)
 	}
 	defer r.Close()
-	var buf bytes.Buffer
-	if n := r.Size(); n > 0 && n < 1<<31 {
-		buf.Grow(int(n))
+	if n := r.Size(); n > maxObjectBytes {
+		return nil, fmt.Errorf("read %s: %d bytes, %w (at most %d bytes)", key, n, errTooLarge, maxObjectBytes)
 	}
-	_, err = io.Copy(&buf, kickReader{r, kick})
+	var buf bytes.Buffer
+	if n := r.Size(); n > 0 {
+		buf.Grow(int(n) + 1)
+	}
+	_, err = io.Copy(&buf, io.LimitReader(kickReader{r, kick}, maxObjectBytes+1))
 	if err != nil {
 		return nil, s.translate(ctx, "read", key, requestTimeout, err)
+	}
+	if buf.Len() > maxObjectBytes {
+		return nil, fmt.Errorf("read %s: more than %d bytes, %w", key, maxObjectBytes, errTooLarge)
 	}
 	return buf.Bytes(), nil
 }
