@@ -58,6 +58,9 @@ type planner struct {
 	queue                        []int32
 	prefix                       []int32 // prefix counts of fWill
 	kept                         int     // FINISHED subtasks not marked: an upper bound of keeps
+
+	full  uint8 // reason bits of a full restart (rDisabled, rUnreadable); 0: the rule applies
+	ended bool  // the log ends the job: no subtask rows
 }
 
 // Per-subtask flags of a planner.
@@ -206,7 +209,8 @@ func (p *planner) partitions(avail Availability) {
 // partitions), rerun (not FINISHED, and some attempt had started or
 // finished before the failover; the next attempt, last attempt + 1) or run
 // (not FINISHED and never started; attempt 0). A rerun carries every
-// reason that holds in the final plan, in this order: running_at_failover,
+// reason that holds in the final plan, in this order: recovery_disabled
+// and log_unreadable (a full restart, PlanRecovery), running_at_failover,
 // finished_after_last_snapshot, coordinator_without_batch_snapshot,
 // partition_lost, downstream_of_reset.
 //
@@ -235,6 +239,9 @@ func (p *planner) result() *RecoveryPlan {
 		})
 		if still {
 			plan.deferred = append(plan.deferred, id)
+		}
+		if p.ended {
+			continue
 		}
 		for i := int32(0); i < vs.parallelism; i++ {
 			p.decide(plan, &sets, int32(v), i)
@@ -272,7 +279,13 @@ func (p *planner) decide(plan *RecoveryPlan, sets *reasonSets, v, i int32) {
 	case f&(fStarted|fCanceled) != 0:
 		row.Decision, row.Attempt, row.Reasons = DecisionRerun, st.lastAttempt+1, sets.of(p.reasons[x])
 		plan.Summary.Rerun++
-		if s.profile == ProfileFlink {
+		if p.full&rUnreadable != 0 {
+			row.Attempt = 0 // the master cannot read the attempts: it numbers them again
+		} else if p.full != 0 {
+			if f&fInMap != 0 {
+				plan.resets = append(plan.resets, int32(len(plan.Subtasks)))
+			}
+		} else if s.profile == ProfileFlink {
 			row.Attempt = p.flinkAttempt(x) // and Flink logs no recovery resets
 		} else if f&fInMap != 0 {
 			plan.resets = append(plan.resets, int32(len(plan.Subtasks)))
@@ -298,6 +311,14 @@ const (
 // Reasons of a rerun, in the order a plan lists them. The string values are
 // part of the JSON of `replay --dry-run --format json`.
 const (
+	// ReasonRecoveryDisabled: the job's settings switch recovery off
+	// (execution.batch.job-recovery.enabled: false), so a resumed master
+	// restarts every subtask (PlanOptions.RecoveryDisabled).
+	ReasonRecoveryDisabled = "recovery_disabled"
+	// ReasonLogUnreadable: the log cannot be replayed (corruption, an
+	// unknown major schema version), so a resumed master restarts the job
+	// from its job.yaml (PlanOptions.LogUnreadable).
+	ReasonLogUnreadable = "log_unreadable"
 	// ReasonRunningAtFailover: its last attempt had not finished when the
 	// master died (running, failed, or reset and waiting).
 	ReasonRunningAtFailover = "running_at_failover"
@@ -327,6 +348,14 @@ type RecoveryPlan struct {
 	Vertices []VertexPlan  `json:"vertices"` // in job_submitted order
 	Subtasks []SubtaskPlan `json:"subtasks"` // by vertex order, then subtask
 	Summary  Summary       `json:"summary"`
+	// Ended is the status of the log's job_finished (finished, failed or
+	// canceled) when the log already ends the job: a resumed master runs
+	// nothing, and the plan has no subtask rows. Empty while the job runs.
+	Ended string `json:"ended,omitempty"`
+	// FullRestart is the reason of a full restart (ReasonRecoveryDisabled
+	// or ReasonLogUnreadable, the first that holds), empty when the rule
+	// applies.
+	FullRestart string `json:"full_restart,omitempty"`
 
 	topo     *topology
 	kept     []keptRef

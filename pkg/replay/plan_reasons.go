@@ -4,6 +4,8 @@ package replay
 
 // reasonNames lists the reasons by bit, in plan order.
 var reasonNames = [...]string{
+	ReasonRecoveryDisabled,
+	ReasonLogUnreadable,
 	ReasonRunningAtFailover,
 	ReasonFinishedAfterLastSnapshot,
 	ReasonCoordinatorWithoutBatchSnapshot,
@@ -13,7 +15,9 @@ var reasonNames = [...]string{
 
 // Reason bits of a planner, in the order of reasonNames.
 const (
-	rRunning uint8 = 1 << iota
+	rDisabled uint8 = 1 << iota
+	rUnreadable
+	rRunning
 	rTrimmed
 	rCoordinator
 	rPartitionLost
@@ -48,6 +52,10 @@ func (p *planner) explain() {
 	}
 	for x, f := range p.flags {
 		if f&fWill == 0 || f&(fStarted|fCanceled) == 0 {
+			continue
+		}
+		if p.full != 0 {
+			p.reasons[x] = p.fullReasons(f)
 			continue
 		}
 		v := p.s.sub[x].vertex

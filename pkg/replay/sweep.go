@@ -226,3 +226,32 @@ func (w *sweeper) sample() error {
 	w.lastAt = s.events
 	return nil
 }
+
+// MostExposed returns the index of the most exposed point of a sweep: the
+// failover that would redo the most work. That is the point with the most
+// RerunSeconds; among equals, the most RerunBytes, then the most Rerun;
+// among points equal in all three, the earliest. ok is false for no
+// points. `jobevent replay --dry-run --sweep` and `jobevent timeline`
+// both report this point; with a --points cap it is the most exposed of
+// the points sampled.
+func MostExposed(points []SweepPoint) (i int, ok bool) {
+	if len(points) == 0 {
+		return 0, false
+	}
+	for k := range points {
+		p, w := &points[k], &points[i]
+		switch {
+		case p.RerunSeconds != w.RerunSeconds:
+			if p.RerunSeconds > w.RerunSeconds {
+				i = k
+			}
+		case p.RerunBytes != w.RerunBytes:
+			if p.RerunBytes > w.RerunBytes {
+				i = k
+			}
+		case p.Rerun > w.Rerun:
+			i = k
+		}
+	}
+	return i, true
+}
