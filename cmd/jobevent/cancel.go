@@ -75,7 +75,7 @@ func runCancel(c *cli.Context) error {
 		if res.Job == "" {
 			res.Job = job // no events yet: the name in job.yaml
 		}
-		if err := fillEpoch(c.Context, arg, timeout, &st); err != nil {
+		if err := waitForEpoch(c, arg, timeout, &st); err != nil {
 			return err
 		}
 		res.Log, res.Heartbeat = st.Log, st.Heartbeat
@@ -90,8 +90,12 @@ func runCancel(c *cli.Context) error {
 	case res.Direct && res.Epoch == 0:
 		_, err = fmt.Fprintf(c.App.Writer, "job %s ended (%s) while cancel looked: nothing to cancel\n", res.Job, res.Status)
 	case res.Direct:
-		_, err = fmt.Fprintf(c.App.Writer, "no master holds job %s (heartbeat of epoch %d: %s): canceled it in the log (job_finished canceled in epoch %d)\n",
-			res.Job, st.Epoch, res.Heartbeat, res.Epoch)
+		why := fmt.Sprintf("the heartbeat of epoch %d is stale", st.Epoch)
+		if res.Heartbeat == "none" {
+			why = "no master claimed an epoch within the heartbeat timeout"
+		}
+		_, err = fmt.Fprintf(c.App.Writer, "no master holds job %s (%s): canceled it in the log (job_finished canceled in epoch %d)\n",
+			res.Job, why, res.Epoch)
 	case res.Requested:
 		_, err = fmt.Fprintf(c.App.Writer, "asked the master of job %s (epoch %d, heartbeat alive) to cancel it: it stops at its next heartbeat; "+
 			"if that master is gone, run cancel again once its heartbeat is stale and the job is canceled in the log\n", res.Job, st.Epoch)
@@ -99,6 +103,28 @@ func runCancel(c *cli.Context) error {
 		_, err = fmt.Fprintf(c.App.Writer, "job %s has already ended (%s): nothing to cancel\n", res.Job, res.Status)
 	}
 	return err
+}
+
+// waitForEpoch fills st with the holder of the log, as status does. A log
+// whose job.yaml is written but whose first epoch is not claimed yet may
+// be a master starting the job right now: as a standby does, it waits a
+// whole heartbeat timeout for an epoch before it takes the job for
+// abandoned.
+func waitForEpoch(c *cli.Context, url string, timeout time.Duration, st *jobStatus) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		if err := fillEpoch(c.Context, url, timeout, st); err != nil {
+			return err
+		}
+		if st.Heartbeat != "none" || time.Now().After(deadline) {
+			return nil
+		}
+		select {
+		case <-c.Context.Done():
+			return c.Context.Err()
+		case <-time.After(min(timeout/10, time.Second)):
+		}
+	}
 }
 
 // cancelJob asks the master holding the job to cancel it, or, when none
