@@ -69,13 +69,23 @@ func benchReader(b *testing.B, unit []byte, per int) {
 	records := fsys.times * per
 	b.SetBytes(int64(len(unit) * fsys.times))
 	b.ResetTimer()
+	cpu := cpuTime()
 	for range b.N {
 		if n, _ := readLog(b, fsys, false); n != records {
 			b.Fatalf("read %d records, want %d", n, records)
 		}
 	}
-	b.ReportMetric(float64(records*b.N)/b.Elapsed().Seconds(), "records/s")
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(records*b.N), "ns/record")
+	reportRate(b, records*b.N, cpuTime()-cpu)
+}
+
+// reportRate reports records per second of the benchmark's time and, where
+// the process's CPU time is known, per second of CPU time (with -cpu 1, the
+// rate on one core whatever else the machine runs).
+func reportRate(b *testing.B, records int, cpu time.Duration) {
+	b.ReportMetric(float64(records)/b.Elapsed().Seconds(), "records/s")
+	if cpu > 0 {
+		b.ReportMetric(float64(records)/cpu.Seconds(), "records/cpu-s")
+	}
 }
 
 // BenchmarkReader_Memory reads logs of 100k and 400k real type 1 records
@@ -178,3 +188,28 @@ func (repeatInfo) Mode() fs.FileMode  { return 0o444 }
 func (repeatInfo) ModTime() time.Time { return time.Time{} }
 func (repeatInfo) IsDir() bool        { return false }
 func (repeatInfo) Sys() any           { return nil }
+
+// BenchmarkDecodePayload decodes the type 1 payloads of the real Flink runs
+// (the fixture's when there are none), without the Reader, with the typed
+// reader and with the generic reader alone.
+func BenchmarkDecodePayload(b *testing.B) {
+	unit, per := finishedRecords(b, realFiles())
+	if per == 0 {
+		unit, per = finishedRecords(b, []string{filepath.Join(fixtureDirs[0], "job-events", "events.0")})
+	}
+	_, payloads := filePayloads(unit)
+	for _, way := range []struct {
+		name string
+		f    *fastDecoder
+	}{{"typed", new(fastDecoder)}, {"generic", nil}} {
+		b.Run(way.name, func(b *testing.B) {
+			cpu := cpuTime()
+			for i := range b.N {
+				if _, err := decodePayload(TypeVertexFinished, payloads[i%len(payloads)], way.f); err != nil {
+					b.Fatal(err)
+				}
+			}
+			reportRate(b, b.N, cpuTime()-cpu)
+		})
+	}
+}

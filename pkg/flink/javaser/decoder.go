@@ -117,8 +117,11 @@ func NewDecoder(data []byte, opts *Options) (*Decoder, error) {
 // Decoder keeps references to some of them (the handles of the last
 // stream, and up to 1024 short strings).
 func (d *Decoder) Reset(data []byte) error {
-	*d = Decoder{buf: data, handles: d.handles[:0], opts: d.opts.withDefaults(), noCache: d.noCache,
-		refs: d.refs[:0], blocks: d.blocks[:0], local: d.local, strings: d.strings}
+	d.buf, d.pos, d.handles, d.depth, d.err = data, 0, d.handles[:0], 0, nil
+	d.parsing, d.refs, d.peak, d.skip = 0, d.refs[:0], 0, false
+	if d.opts.MaxDepth <= 0 || d.opts.MaxHandles <= 0 || d.opts.MaxArrayLength <= 0 || d.opts.MaxStringBytes <= 0 {
+		d.opts = d.opts.withDefaults()
+	}
 	if d.local == nil {
 		d.local = new([localDescs]*descEntry)
 		d.strings = make(map[string]Value)

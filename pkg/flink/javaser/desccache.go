@@ -67,10 +67,11 @@ func (d *Decoder) nameAt(start int) []byte {
 // used last, indexed by first handle and name: a Decoder that reads stream
 // after stream (Reset) finds its descriptors there without the cache's
 // lock and map.
-const localDescs = 64
+const localDescs = 512
 
 func localSlot(base int, name []byte) int {
-	return (base*7 + len(name)*3 + int(name[len(name)-1])) % localDescs
+	h := uint32(base)*0x9e3779b1 ^ uint32(len(name))*0x85ebca6b ^ uint32(name[len(name)-1])<<8 ^ uint32(name[len(name)/2])
+	return int((h * 0xc2b2ae35 >> 23) % localDescs)
 }
 
 // cachedDesc returns the descriptor cached for the content at start, having
