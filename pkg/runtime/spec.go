@@ -3,6 +3,7 @@ package runtime
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -78,7 +79,13 @@ var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$`)
 
 // LoadSpec reads and parses the spec file at path.
 func LoadSpec(path string) (*Spec, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read job spec: %w", err)
+	}
+	defer f.Close()
+	// One byte more than the limit is enough for ParseSpec to refuse it.
+	data, err := io.ReadAll(io.LimitReader(f, MaxSpecBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("read job spec: %w", err)
 	}
@@ -87,7 +94,12 @@ func LoadSpec(path string) (*Spec, error) {
 
 // ParseSpec parses and validates a spec. name is used in error messages
 // ("wordcount.yaml:7: vertices[1].parallelism: want a number or "auto"").
+// A spec larger than MaxSpecBytes or nesting deeper than MaxSpecDepth is
+// refused before it is parsed.
 func ParseSpec(name string, data []byte) (*Spec, error) {
+	if err := checkSpecShape(name, data); err != nil {
+		return nil, err
+	}
 	file, err := parser.ParseBytes(data, 0)
 	if err != nil {
 		return nil, yamlSyntaxError(name, err)

@@ -124,6 +124,9 @@ edges:
 func FuzzParseSpec(f *testing.F) {
 	f.Add([]byte(goodSpec))
 	f.Add([]byte("job: x\nvertices: [{id: a}]\n"))
+	for _, spec := range hostileSpecs() {
+		f.Add([]byte(spec))
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := ParseSpec("fuzz.yaml", data)
 		if err == nil && s.Graph() == nil {
