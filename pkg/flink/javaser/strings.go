@@ -52,7 +52,10 @@ func (d *Decoder) stringBody(long bool) (Value, error) {
 			return nil, err
 		}
 		var v Value = s
-		if len(b) <= maxInternedBytes && len(d.strings) < maxInterned {
+		if len(b) <= maxInternedBytes {
+			if len(d.strings) >= maxInterned {
+				clear(d.strings) // another log's strings, maybe
+			}
 			d.strings[string(b)] = v
 		}
 		return v, nil
@@ -75,9 +78,10 @@ func (d *Decoder) utf(what string) (string, error) {
 	return d.utfBytes(start, int64(n))
 }
 
-// A Decoder that is Reset keeps the strings (TC_STRING) it reads, up to
-// these bounds, and returns the same string for the same bytes again: the
-// streams of a log repeat their names and ids.
+// A Decoder that is Reset keeps the short strings (TC_STRING) it reads, up
+// to maxInterned of them (then it starts afresh), and returns the same
+// string for the same bytes again: the streams of a log repeat their names
+// and ids.
 const (
 	maxInterned      = 1024
 	maxInternedBytes = 128
