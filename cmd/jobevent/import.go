@@ -23,9 +23,12 @@ func newImportCommand() *cli.Command {
 			"   jobevent dump s3://ops-logs?prefix=jobs/a/ --format json | jobevent import - ./copy-of-a",
 		Description: "Reads canonical JSONL strictly (a wrong type or an unknown field names the line and\n" +
 			"field) and writes it as Parquet segments, keeping the seq and epoch of every event, plus\n" +
-			"the epochs/ objects its master_started events imply. It does not judge the log: that is\n" +
-			"\"jobevent validate\". The input is checked whole before anything is written (stdin is\n" +
-			"spooled to a temporary file); a log that already holds events is refused. The summary\n" +
+			"one epochs/ object per epoch. It does not judge the job (that is \"jobevent validate\"), but\n" +
+			"refuses input that would not read back as the same log: a first seq other than 1, a seq\n" +
+			"repeated or skipped, an epoch going back, a time or an event a segment cannot hold. All of\n" +
+			"it is checked and encoded before anything is written (stdin is spooled to a temporary\n" +
+			"file), and a failed write removes what it wrote; a log that already holds events is\n" +
+			"refused. The summary\n" +
 			"goes to stderr (--format json: a JSON object on stdout; --quiet: none). On a terminal a\n" +
 			"progress bar shows each pass.",
 		Flags:  []cli.Flag{formatFlag("table", "json"), quietFlag()},

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 
 	"github.com/jobevent/jobevent/pkg/format"
 )
@@ -59,14 +61,20 @@ func (l *Log) writeSegments(ctx context.Context, buf *bytes.Buffer, events []for
 // retrying transient failures with the default RetryPolicy.
 func (l *Log) putSegment(ctx context.Context, events []format.Event, data []byte) (string, error) {
 	key := FormatSegmentName(events[0].Epoch, events[0].Seq, events[len(events)-1].Seq)
+	return key, l.putKey(ctx, key, data)
+}
+
+// putKey uploads the encoded segment data as key with IfNotExist, retrying
+// transient failures with the default RetryPolicy.
+func (l *Log) putKey(ctx context.Context, key string, data []byte) error {
 	p := RetryPolicy{}.withDefaults()
 	for attempt := 1; ; attempt++ {
 		err := l.createOnce(ctx, key, data, contentTypeParquet)
 		if err == nil {
-			return key, nil
+			return nil
 		}
 		if errors.Is(err, ErrExists) || isAccessError(err) || attempt >= p.Attempts || ctx.Err() != nil {
-			return "", fmt.Errorf("write segment: %w", err)
+			return fmt.Errorf("write segment: %w", err)
 		}
 		select {
 		case <-ctx.Done():
@@ -113,40 +121,126 @@ type ImportResult struct {
 	Epochs   int   `json:"epochs"`
 }
 
-// Import writes the events of src into l, which must hold no events yet
-// (ErrLogExists otherwise). Seq and epoch are kept as given; the stream is
-// cut into segments where the epoch changes, where seq does not follow on,
-// every SegmentEvents events, and where a segment would exceed
-// MaxSegmentBytes. Each epoch's first master_started event
-// also writes that epoch's object (start_seq its seq, master its master
-// field), as the master would have claimed it. Import does not judge the
-// log beyond that: validate does.
+// ErrImportRefused reports input that Import refuses before writing
+// anything: events that would not read back as the same log.
+var ErrImportRefused = errors.New("jobevent/blob: import refused")
+
+// Import writes the events of src into l, which must hold no events and no
+// epoch objects yet (ErrLogExists otherwise). Seq and epoch are kept as
+// given; the stream is cut into segments where the epoch changes, every
+// SegmentEvents events, and where a segment would exceed MaxSegmentBytes.
+// Every epoch gets its epoch object (start_seq the seq of its first event,
+// master the master of its master_started), as the masters would have
+// claimed them.
+//
+// Import works in two passes. The first reads src whole, checks it and
+// encodes every segment into a temporary directory; nothing is written to
+// l unless all of it passes. It refuses (ErrImportRefused) a first seq
+// other than 1, a seq that does not follow its predecessor in the same
+// epoch, an epoch that goes back, and a new epoch that starts after a gap
+// or before the previous epoch's start (a fenced master's rows, which
+// follow on in their own epoch, are fine); a time outside what a segment
+// can hold (format.ErrTimeRange) and an event too large for a segment
+// (ErrSegmentTooLarge) fail the first pass too. The second pass uploads the
+// segments, then the epoch objects; if it fails, Import deletes what it
+// wrote, so a fixed import can be run again. Import does not judge the
+// log's events beyond that: validate does.
 func Import(ctx context.Context, l *Log, src EventSource, opts ImportOptions) (ImportResult, error) {
-	var res ImportResult
 	if opts.SegmentEvents <= 0 {
 		opts.SegmentEvents = DefaultImportSegmentEvents
 	}
 	segs, _, err := l.listSegments(ctx)
 	if err != nil {
-		return res, fmt.Errorf("import into %s: %w", l.URL(), err)
+		return ImportResult{}, fmt.Errorf("import into %s: %w", l.URL(), err)
 	}
 	if len(segs) > 0 {
-		return res, fmt.Errorf("import into %s: %w (%d segments)", l.URL(), ErrLogExists, len(segs))
+		return ImportResult{}, fmt.Errorf("import into %s: %w (%d segments)", l.URL(), ErrLogExists, len(segs))
 	}
-	claimed := make(map[int32]bool)
+	if e, err := l.newestEpoch(ctx); err != nil || e > 0 {
+		if err == nil {
+			err = fmt.Errorf("%w (epoch %d claimed)", ErrLogExists, e)
+		}
+		return ImportResult{}, fmt.Errorf("import into %s: %w", l.URL(), err)
+	}
+	dir, err := os.MkdirTemp("", "jobevent-import-*")
+	if err != nil {
+		return ImportResult{}, fmt.Errorf("import into %s: %w", l.URL(), err)
+	}
+	defer os.RemoveAll(dir)
+	plan, err := spoolImport(src, opts, dir)
+	if err != nil {
+		return ImportResult{}, fmt.Errorf("import into %s: %w", l.URL(), err)
+	}
+	if err := l.writeImport(ctx, plan); err != nil {
+		return ImportResult{}, fmt.Errorf("import into %s: %w", l.URL(), err)
+	}
+	return ImportResult{Events: plan.events, Segments: len(plan.keys), Epochs: len(plan.claims)}, nil
+}
+
+// importPlan is what the first pass of Import made: segments encoded into
+// files of dir, named like their keys' base names, and the epoch objects.
+type importPlan struct {
+	dir    string
+	keys   []string
+	claims []EpochInfo
+	events int64
+}
+
+// importCheck holds what the first pass knows of the events so far.
+type importCheck struct {
+	n          int64
+	prev       format.Event
+	epochStart int64 // first seq of prev's epoch
+}
+
+// check refuses e when the events so far and e would not read back as
+// one log.
+func (c *importCheck) check(e *format.Event) error {
+	c.n++
+	p := &c.prev
+	switch {
+	case e.Epoch < 1 || e.Seq < 1:
+		return fmt.Errorf("%w: event %d has epoch %d seq %d: both must be at least 1", ErrImportRefused, c.n, e.Epoch, e.Seq)
+	case c.n == 1 && e.Seq != 1:
+		return fmt.Errorf("%w: the first event has seq %d: a log starts at seq 1", ErrImportRefused, e.Seq)
+	case c.n == 1:
+		c.epochStart = e.Seq
+	case e.Epoch == p.Epoch && e.Seq != p.Seq+1:
+		return fmt.Errorf("%w: seq %d follows seq %d in epoch %d: seqs increase by 1, without gaps or repeats", ErrImportRefused, e.Seq, p.Seq, e.Epoch)
+	case e.Epoch < p.Epoch:
+		return fmt.Errorf("%w: seq %d is of epoch %d, after epoch %d: epochs never go back", ErrImportRefused, e.Seq, e.Epoch, p.Epoch)
+	case e.Epoch > p.Epoch && (e.Seq > p.Seq+1 || e.Seq < c.epochStart):
+		return fmt.Errorf("%w: epoch %d starts at seq %d after seq %d of epoch %d (which started at seq %d): a new epoch starts at or before the seq after the last, and not before its predecessor's start",
+			ErrImportRefused, e.Epoch, e.Seq, p.Seq, p.Epoch, c.epochStart)
+	case e.Epoch > p.Epoch:
+		c.epochStart = e.Seq
+	}
+	c.prev = *e
+	return nil
+}
+
+// spoolImport is the first pass of Import: it reads src whole, checks
+// it, and encodes its segments into files of dir.
+func spoolImport(src EventSource, opts ImportOptions, dir string) (*importPlan, error) {
+	plan := &importPlan{dir: dir}
+	var chk importCheck
 	var chunk []format.Event
 	var buf bytes.Buffer
+	masters := make(map[int32]bool)
 	flush := func() error {
 		if len(chunk) == 0 {
 			return nil
 		}
-		keys, err := l.writeSegments(ctx, &buf, chunk)
-		res.Segments += len(keys)
-		if err != nil {
-			return err
-		}
+		err := encodeCapped(&buf, chunk, func(part []format.Event, data []byte) error {
+			key := FormatSegmentName(part[0].Epoch, part[0].Seq, part[len(part)-1].Seq)
+			if err := os.WriteFile(filepath.Join(dir, filepath.Base(key)), data, 0o600); err != nil {
+				return fmt.Errorf("spool %s: %w", key, err)
+			}
+			plan.keys = append(plan.keys, key)
+			return nil
+		})
 		chunk = chunk[:0]
-		return nil
+		return err
 	}
 	for {
 		e, err := src.Next()
@@ -154,25 +248,66 @@ func Import(ctx context.Context, l *Log, src EventSource, opts ImportOptions) (I
 			break
 		}
 		if err != nil {
-			return res, fmt.Errorf("import into %s: %w", l.URL(), err)
+			return nil, err
 		}
-		if n := len(chunk); n > 0 && (n >= opts.SegmentEvents || e.Epoch != chunk[n-1].Epoch || e.Seq != chunk[n-1].Seq+1) {
+		if err := chk.check(&e); err != nil {
+			return nil, err
+		}
+		if n := len(chunk); n > 0 && (n >= opts.SegmentEvents || e.Epoch != chunk[n-1].Epoch) {
 			if err := flush(); err != nil {
-				return res, fmt.Errorf("import into %s: %w", l.URL(), err)
+				return nil, err
 			}
 		}
-		if e.Kind == format.KindMasterStarted && !claimed[e.Epoch] {
-			claimed[e.Epoch] = true
-			if err := l.ClaimEpoch(ctx, EpochInfo{Epoch: e.Epoch, Master: e.Master, StartSeq: e.Seq}); err != nil {
-				return res, fmt.Errorf("import into %s: seq %d: %w", l.URL(), e.Seq, err)
-			}
-			res.Epochs++
+		if n := len(plan.claims); n == 0 || plan.claims[n-1].Epoch != e.Epoch {
+			plan.claims = append(plan.claims, EpochInfo{Epoch: e.Epoch, StartSeq: e.Seq})
+		}
+		if e.Kind == format.KindMasterStarted && !masters[e.Epoch] {
+			masters[e.Epoch] = true
+			plan.claims[len(plan.claims)-1].Master = e.Master
 		}
 		chunk = append(chunk, e)
-		res.Events++
+		plan.events++
 	}
 	if err := flush(); err != nil {
-		return res, fmt.Errorf("import into %s: %w", l.URL(), err)
+		return nil, err
 	}
-	return res, nil
+	if plan.events == 0 {
+		return nil, fmt.Errorf("%w: no events", ErrImportRefused)
+	}
+	return plan, nil
+}
+
+// writeImport is the second pass of Import: it uploads the spooled
+// segments, then the epoch objects. On a failure it deletes what it wrote.
+func (l *Log) writeImport(ctx context.Context, plan *importPlan) error {
+	var written []string
+	err := func() error {
+		for _, key := range plan.keys {
+			data, err := os.ReadFile(filepath.Join(plan.dir, filepath.Base(key)))
+			if err != nil {
+				return err
+			}
+			if err := l.putKey(ctx, key, data); err != nil {
+				return err
+			}
+			written = append(written, key)
+		}
+		for _, c := range plan.claims {
+			if err := l.ClaimEpoch(ctx, c); err != nil {
+				return err
+			}
+			written = append(written, epochKey(c.Epoch))
+		}
+		return nil
+	}()
+	if err == nil {
+		return nil
+	}
+	dctx := context.WithoutCancel(ctx)
+	for _, key := range written {
+		if derr := l.store.delete(dctx, key); derr != nil && !errors.Is(derr, ErrNotFound) {
+			return fmt.Errorf("%w; and removing what was written: %v", err, derr)
+		}
+	}
+	return err
 }

@@ -1,0 +1,133 @@
+package blob
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jobevent/jobevent/pkg/format"
+)
+
+// importEvents returns 30 events of epoch 1, seqs 1..30.
+func importEvents() []format.Event {
+	return numbered(genEvents(30, 21), 1, 1)
+}
+
+// TestImport_RefusedBeforeWriting: input that would not read back as the
+// same log, or cannot be stored, is refused before anything is written,
+// and the fixed input then imports into the same log.
+func TestImport_RefusedBeforeWriting(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		break_ func([]format.Event) []format.Event
+		want  string
+	}{
+		{"duplicate last seq", func(ev []format.Event) []format.Event { ev[29].Seq = 29; return ev }, "seq 29 follows seq 29"},
+		{"gap", func(ev []format.Event) []format.Event { ev[20].Seq = 40; return ev }, "seq 40 follows seq 20"},
+		{"not from seq 1", func(ev []format.Event) []format.Event { return numbered(ev, 1, 5) }, "a log starts at seq 1"},
+		{"negative seq", func(ev []format.Event) []format.Event { ev[10].Seq = -3; return ev }, "seq -3"},
+		{"negative epoch", func(ev []format.Event) []format.Event { ev[25].Epoch = -1; return ev }, "epoch -1"},
+		{"epoch goes back", func(ev []format.Event) []format.Event {
+			for i := 15; i < 30; i++ {
+				ev[i].Epoch = 2
+			}
+			ev[29].Epoch = 1
+			return ev
+		}, "epochs never go back"},
+		{"time out of range", func(ev []format.Event) []format.Event {
+			ev[28].Time = time.Date(2300, 1, 1, 0, 0, 0, 0, time.UTC)
+			return ev
+		}, "time"},
+		{"event over the segment limit", func(ev []format.Event) []format.Event {
+			ev[27].Kind, ev[27].Coordinators = format.KindSnapshot, map[string][]byte{"src": randomBytes(MaxSegmentBytes + 1)}
+			return ev
+		}, "segment too large"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := memLog(t)
+			src := sliceSource(tc.break_(importEvents()))
+			_, err := Import(ctx, l, &src, ImportOptions{SegmentEvents: 10})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want it to say %q", err, tc.want)
+			}
+			if segs, _ := l.Segments(ctx); len(segs) != 0 {
+				t.Fatalf("segments written: %v", segs)
+			}
+			if e, _ := l.newestEpoch(ctx); e != 0 {
+				t.Fatalf("epoch %d claimed", e)
+			}
+			events := importEvents()
+			src = sliceSource(append([]format.Event(nil), events...))
+			if _, err := Import(ctx, l, &src, ImportOptions{SegmentEvents: 10}); err != nil {
+				t.Fatalf("fixed import: %v", err)
+			}
+			got, _ := mustReadAll(t, l, ReaderOptions{})
+			assertEvents(t, got, events)
+		})
+	}
+}
+
+// TestImport_FencedRows: rows of a fenced master, followed by the next
+// epoch starting at or before the seq after them, import and read back
+// without them.
+func TestImport_FencedRows(t *testing.T) {
+	l := memLog(t)
+	events := importEvents()
+	tail := numbered(genEvents(10, 22), 2, 26)
+	tail[0].Kind, tail[0].Master = format.KindMasterStarted, "m2"
+	src := sliceSource(append(append([]format.Event(nil), events...), tail...))
+	res, err := Import(ctx, l, &src, ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Epochs != 2 {
+		t.Fatalf("import = %+v, want 2 epochs", res)
+	}
+	got, _ := mustReadAll(t, l, ReaderOptions{})
+	assertEvents(t, got, append(events[:25:25], tail...))
+}
+
+// TestImport_RollsBack: a failure while writing removes what was written.
+func TestImport_RollsBack(t *testing.T) {
+	l := memLog(t)
+	l.store = &failNthCreate{objectStore: l.store, n: 3}
+	src := sliceSource(importEvents())
+	if _, err := Import(ctx, l, &src, ImportOptions{SegmentEvents: 10}); err == nil {
+		t.Fatal("no error")
+	}
+	if segs, _ := l.Segments(ctx); len(segs) != 0 {
+		t.Fatalf("segments left: %v", segs)
+	}
+	src = sliceSource(importEvents())
+	if _, err := Import(ctx, l, &src, ImportOptions{SegmentEvents: 10}); err != nil {
+		t.Fatalf("second import: %v", err)
+	}
+}
+
+// failNthCreate fails the nth create-once write, permanently.
+type failNthCreate struct {
+	objectStore
+	n, calls int
+}
+
+// create fails with access denied (not retried), writing nothing.
+func (s *failNthCreate) create(ctx context.Context, key string, data []byte, ct string) error {
+	s.calls++
+	if s.calls == s.n {
+		return fmt.Errorf("write %s: %w", key, &AccessError{Bucket: "mem://test", Problem: "access denied", Err: ErrAccessDenied})
+	}
+	return s.objectStore.create(ctx, key, data, ct)
+}
+
+// randomBytes returns n bytes that do not compress.
+func randomBytes(n int) []byte {
+	b := make([]byte, n)
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range b {
+		b[i] = byte(r.Uint32())
+	}
+	return b
+}
