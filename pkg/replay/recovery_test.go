@@ -118,7 +118,7 @@ func TestMostExposed(t *testing.T) {
 		t.Fatal("most exposed of no points: found")
 	}
 	pts := []replay.SweepPoint{
-		{Seq: 1, Rerun: 9},                                     // most reruns, least work
+		{Seq: 1, Rerun: 9}, // most reruns, least work
 		{Seq: 2, Rerun: 2, RerunSeconds: 3, RerunBytes: 10},    // most seconds
 		{Seq: 3, Rerun: 3, RerunSeconds: 3, RerunBytes: 10},    // same work, more reruns
 		{Seq: 4, Rerun: 3, RerunSeconds: 3, RerunBytes: 10},    // equal: the earliest wins

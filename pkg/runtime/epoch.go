@@ -93,6 +93,9 @@ func beginEpochAt(ctx context.Context, log *blob.Log, spec *Spec, resume bool, a
 				return nil, err
 			}
 		}
+		if resume && eo.warn != nil {
+			fmt.Fprintf(eo.warn, "jobevent: notice: no event log at %s: --resume starts job %s as a new job\n", log.URL(), spec.Job)
+		}
 		return newJobEpoch(ctx, log, spec, addr)
 	}
 	if !resume {

@@ -83,6 +83,11 @@ func TestRecovery_Disabled(t *testing.T) {
 	if !sum.FullRestart || sum.Kept != 0 {
 		t.Fatalf("summary %+v, want a full restart keeping nothing", sum)
 	}
+	// The summary counts the reruns of the full restart, as its plan
+	// (replay.PlanRecovery, recovery_disabled) decided them.
+	if sum.Plan == nil || sum.Plan.Keep != 0 || sum.Plan.Rerun == 0 || sum.Reruns < sum.Plan.Rerun {
+		t.Fatalf("reruns %d, plan %+v: want every started subtask counted as a rerun", sum.Reruns, sum.Plan)
+	}
 	events := readLog(t, sum.Log)
 	if got := startedIn(events, 2); len(got) != sum.Subtasks {
 		t.Fatalf("epoch 2 started %d attempts, want all %d subtasks", len(got), sum.Subtasks)

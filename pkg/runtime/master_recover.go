@@ -20,17 +20,10 @@ func (m *master) recoverJob(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	plan := replay.Plan(m.state, reported)
+	plan := replay.PlanRecovery(m.state, reported, m.planOptions())
 	resets := plan.Resets()
 	deferred := plan.Deferred()
-	if !m.cfg.fullRestart {
-		m.stats.plan = plan
-	} else {
-		resets, deferred = nil, nil
-		for _, f := range m.state.Finished() {
-			resets = append(resets, f.SubtaskRef)
-		}
-	}
+	m.stats.plan = plan
 	if len(resets) > 0 {
 		if err := m.emit(format.Event{Kind: format.KindSubtasksReset, Subtasks: m.sortedRefs(resets), Reason: format.ReasonRecovery}); err != nil {
 			return err
@@ -43,6 +36,15 @@ func (m *master) recoverJob(ctx context.Context) error {
 		return err
 	}
 	return m.resume(ctx)
+}
+
+// planOptions are the options of replay.PlanRecovery for this master:
+// recovery switched off in the job's settings, or a log beginEpoch could
+// not replay (a full restart the settings do not explain). `jobevent
+// replay --dry-run` derives the same from the log (LogPlanOptions).
+func (m *master) planOptions() replay.PlanOptions {
+	disabled := !m.spec.Settings.RecoveryEnabled
+	return replay.PlanOptions{RecoveryDisabled: disabled, LogUnreadable: m.cfg.fullRestart && !disabled}
 }
 
 // awaitWorkers handles registrations until the partitions reported keep

@@ -73,7 +73,8 @@ type recovery struct {
 // --dry-run` computes it.
 type dryRun struct {
 	state  *replay.State
-	events []format.Event // the events folded
+	events []format.Event     // the events folded
+	opts   replay.PlanOptions // from the log's job.yaml
 	avail  replay.Availability
 	plan   *replay.RecoveryPlan
 }
@@ -137,16 +138,16 @@ func (r *caseRun) crash(ctx context.Context, k int64) *dryRun {
 		r.fail("the master was to crash after seq %d: %v", k, err)
 		return nil
 	}
-	st, events, err := foldLog(ctx, r.dir.logURL())
+	dry, err := r.d.fold(ctx, r.dir.logURL())
 	if err != nil {
 		r.fail("%v", err)
 		return nil
 	}
-	if diff := r.d.diverged(events, k); diff != "" {
+	if diff := r.d.diverged(dry.events, k); diff != "" {
 		r.fail("the crashed run is not the clean run up to seq %d: %s", k, diff)
 		return nil
 	}
-	return &dryRun{state: st, events: events}
+	return dry
 }
 
 // inject applies the case's fault to the crashed log and the workers'
@@ -348,24 +349,30 @@ func (dr *driller) runJob(ctx context.Context, d runDir, f Fault, resume bool, c
 // errNoPlan is the dry run's error for a Planner that returned nil.
 var errNoPlan = errors.New("jobevent/drill: the planner returned no plan")
 
-// fold reads the log at url for a dry run.
+// fold reads the log at url for a dry run: its events, and the plan
+// options of its job.yaml (runtime.LogPlanOptions), as `jobevent replay
+// --dry-run` reads them.
 func (dr *driller) fold(ctx context.Context, url string) (*dryRun, error) {
 	st, events, err := foldLog(ctx, url)
 	if err != nil {
 		return nil, err
 	}
-	return &dryRun{state: st, events: events}, nil
+	opts, err := planOptions(ctx, url)
+	if err != nil {
+		return nil, err
+	}
+	return &dryRun{state: st, events: events, opts: opts}, nil
 }
 
 // plan computes the plan of a folded log as `jobevent replay LOG
 // --dry-run` does: BuildAvailability from the flags that describe the
-// fault, then the drill's Planner.
+// fault, then the drill's Planner with the options of the log's job.yaml.
 func (dr *driller) plan(dry *dryRun, avail replay.AvailabilityOptions) error {
 	a, err := replay.BuildAvailability(dry.state, avail)
 	if err != nil {
 		return err
 	}
-	dry.avail, dry.plan = a, dr.opts.Planner(dry.state, a)
+	dry.avail, dry.plan = a, dr.opts.Planner(dry.state, a, dry.opts)
 	if dry.plan == nil {
 		return errNoPlan
 	}

@@ -46,6 +46,24 @@ func TestRun_SampledPoints(t *testing.T) {
 	}
 }
 
+// TestRun_RecoveryDisabled drills a job whose settings switch recovery
+// off: every resume is a full restart, and the dry run, reading the
+// setting from the log's job.yaml, must predict it (reason
+// recovery_disabled) at every point, with every fault.
+func TestRun_RecoveryDisabled(t *testing.T) {
+	res := drillJob(t, "shuffle-no-recovery.yaml", Options{Points: 5})
+	wantAllPassed(t, res)
+	reruns := 0
+	for _, c := range res.Cases {
+		if c.Fault == FaultMaster && len(c.Actual) > 0 {
+			reruns++
+		}
+	}
+	if reruns == 0 {
+		t.Fatal("no master case restarted anything")
+	}
+}
+
 // TestRun_CrashAfterJobSubmitted pins a crash right after job_submitted,
 // before the first master_started: the recovered log must validate.
 func TestRun_CrashAfterJobSubmitted(t *testing.T) {
@@ -172,8 +190,8 @@ func TestRun_Deterministic(t *testing.T) {
 func broken(f func(*replay.RecoveryPlan) bool) (Planner, func(seq int64) bool) {
 	var mu sync.Mutex
 	changed := map[int64]bool{}
-	planner := func(s *replay.State, a replay.Availability) *replay.RecoveryPlan {
-		p := copyPlan(replay.Plan(s, a))
+	planner := func(s *replay.State, a replay.Availability, o replay.PlanOptions) *replay.RecoveryPlan {
+		p := copyPlan(replay.PlanRecovery(s, a, o))
 		if f(p) {
 			mu.Lock()
 			changed[s.LastSeq()] = true
@@ -235,7 +253,7 @@ func copyPlan(p *replay.RecoveryPlan) *replay.RecoveryPlan {
 // TestRun_NilPlan: a planner that returns no plan fails its cases, it
 // does not stop the drill.
 func TestRun_NilPlan(t *testing.T) {
-	nothing := func(*replay.State, replay.Availability) *replay.RecoveryPlan { return nil }
+	nothing := func(*replay.State, replay.Availability, replay.PlanOptions) *replay.RecoveryPlan { return nil }
 	res := drillJob(t, "shuffle.yaml", Options{At: []int64{12}, Faults: []Fault{FaultMaster}, Planner: nothing})
 	if c := res.Cases[0]; c.OK() || !strings.Contains(c.Error, "no plan") || res.Verdict.Errors != 1 {
 		t.Fatalf("case = %+v, verdict %+v, want a run error saying no plan", c, res.Verdict)

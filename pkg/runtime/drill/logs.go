@@ -10,6 +10,7 @@ import (
 	"github.com/jobevent/jobevent/pkg/blob"
 	"github.com/jobevent/jobevent/pkg/format"
 	"github.com/jobevent/jobevent/pkg/replay"
+	"github.com/jobevent/jobevent/pkg/runtime"
 )
 
 // withReader opens the log at url and calls f with a reader over all of
@@ -66,6 +67,20 @@ func foldLog(ctx context.Context, url string) (*replay.State, []format.Event, er
 		return nil, nil, fmt.Errorf("fold log %s: %w", url, err)
 	}
 	return st, rec.events, nil
+}
+
+// planOptions reads the plan options of the job.yaml of the log at url.
+func planOptions(ctx context.Context, url string) (replay.PlanOptions, error) {
+	l, err := blob.Open(ctx, url)
+	if err != nil {
+		return replay.PlanOptions{}, err
+	}
+	defer l.Close()
+	opts, _, err := runtime.LogPlanOptions(ctx, l)
+	if err != nil {
+		return replay.PlanOptions{}, fmt.Errorf("job.yaml of %s: %w", url, err)
+	}
+	return opts, nil
 }
 
 // recorder is a replay.Source that keeps the events it passes on.

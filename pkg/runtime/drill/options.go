@@ -97,10 +97,11 @@ func faultNames() string {
 	return strings.Join(names, ", ")
 }
 
-// Planner computes a recovery plan from a folded log and the partitions
-// available. replay.Plan, the function the recovering master calls, is the
+// Planner computes a recovery plan from a folded log, the partitions
+// available and the job's options read from the log's job.yaml.
+// replay.PlanRecovery, the function the recovering master calls, is the
 // default; tests inject broken planners to prove that a drill catches them.
-type Planner func(*replay.State, replay.Availability) *replay.RecoveryPlan
+type Planner func(*replay.State, replay.Availability, replay.PlanOptions) *replay.RecoveryPlan
 
 // DefaultPoints is how many evenly spaced crash points a drill takes when
 // Options.Points is not set by the command line.
@@ -138,7 +139,7 @@ type Options struct {
 	// SpecPath is the path of the spec file, for reproduction commands; a
 	// relative one is resolved against Dir (default: the spec's File).
 	SpecPath string
-	// Planner computes the predictions (default replay.Plan).
+	// Planner computes the predictions (default replay.PlanRecovery).
 	Planner Planner
 	// Stderr receives the runtime's warnings of the clean run; each
 	// case's are kept with the case when it fails (default: discarded).
@@ -165,7 +166,7 @@ func (o *Options) defaults() {
 		o.Parallel = 2
 	}
 	if o.Planner == nil {
-		o.Planner = replay.Plan
+		o.Planner = replay.PlanRecovery
 	}
 	if o.Stderr == nil {
 		o.Stderr = io.Discard

@@ -29,6 +29,10 @@ import (
 //     partitions as needed for FINISHED producers only;
 //   - downstream_of_reset: finished, and a subtask it reads does not keep.
 //
+// In a full restart (recovery switched off in the job.yaml, or a log that
+// cannot be replayed) nothing keeps, and a rerun carries the restart's
+// reasons, then running_at_failover when it was not in the finished map.
+//
 // A rerun carries exactly the reasons that hold, in that order; keep and
 // run carry none; keep names the finished attempt, run never started, and
 // rerun names the attempt after the last one the log shows. It returns one
@@ -36,6 +40,9 @@ import (
 func checkPlan(dry *dryRun) []string {
 	f := newPlanFacts(dry)
 	var out []string
+	if st := dry.state.Status(); st != "" && !dry.opts.LogUnreadable && len(dry.plan.Subtasks) > 0 {
+		out = append(out, fmt.Sprintf("the log ends the job (%s), yet the plan has %d subtask rows", st, len(dry.plan.Subtasks)))
+	}
 	for _, row := range dry.plan.Subtasks {
 		if msg := f.check(row); msg != "" {
 			out = append(out, fmt.Sprintf("%s/%d %s: %s", row.Vertex, row.Subtask, row.Decision, msg))
@@ -96,6 +103,8 @@ func (f *planFacts) check(row replay.SubtaskPlan) string {
 	switch row.Decision {
 	case replay.DecisionKeep:
 		switch {
+		case f.dry.opts != (replay.PlanOptions{}):
+			return "kept in a full restart"
 		case !inMap:
 			return "kept, but the log has no finished attempt of it"
 		case row.Attempt != fin.Attempt:
@@ -114,7 +123,7 @@ func (f *planFacts) check(row replay.SubtaskPlan) string {
 		if !started && !inMap {
 			return "rerun, but the log never started it"
 		}
-		if row.Attempt != last+1 {
+		if want := last + 1; f.dry.opts.LogUnreadable && row.Attempt != 0 || !f.dry.opts.LogUnreadable && row.Attempt != want {
 			return fmt.Sprintf("reruns attempt %d, the log's last attempt is %d", row.Attempt, last)
 		}
 		if want := f.reasons(ref, fin, inMap, row.Reasons); !slices.Equal(row.Reasons, want) {
@@ -137,8 +146,17 @@ func (f *planFacts) reasons(ref format.SubtaskRef, fin replay.FinishedEntry, inM
 	trimmed := inMap && coordinator == format.CoordinatorBatchSnapshot && f.dry.state.SnapshotSeq() < fin.Seq
 	wholeVertex := coordinator == format.CoordinatorNoBatchSnapshot && f.whole[ref.Vertex]
 	var out []string
+	if f.dry.opts.RecoveryDisabled {
+		out = append(out, replay.ReasonRecoveryDisabled)
+	}
+	if f.dry.opts.LogUnreadable {
+		out = append(out, replay.ReasonLogUnreadable)
+	}
 	if !inMap {
 		out = append(out, replay.ReasonRunningAtFailover)
+	}
+	if len(out) > 0 && f.dry.opts != (replay.PlanOptions{}) {
+		return out
 	}
 	if trimmed {
 		out = append(out, replay.ReasonFinishedAfterLastSnapshot)
