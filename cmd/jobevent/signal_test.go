@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,8 +16,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/urfave/cli/v2"
+
 	"github.com/jobevent/jobevent/pkg/blob"
 	"github.com/jobevent/jobevent/pkg/format"
+	"github.com/jobevent/jobevent/pkg/runtime"
 )
 
 // proc is a jobevent process of a test, run under the test's deadline.
@@ -451,5 +455,52 @@ func TestRun_SecondSigintCancels(t *testing.T) {
 	events := logEvents(t, logURL)
 	if last := events[len(events)-1]; last.Kind != format.KindJobFinished || last.Status != format.StatusCanceled {
 		t.Fatalf("last event %s %s, want job_finished canceled", last.Kind, last.Status)
+	}
+}
+
+// TestEndBySignal_SecondSigintAfterSuspension: a second SIGINT that comes
+// once the master has suspended the job (before the process exits)
+// cancels the job in the log, in a new epoch.
+func TestEndBySignal_SecondSigintAfterSuspension(t *testing.T) {
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "slow.yaml")
+	if err := os.WriteFile(spec, []byte(fmt.Sprintf(napJob, filepath.Join(dir, "out"))), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	logURL := "file://" + filepath.ToSlash(filepath.Join(dir, "log"))
+	deadline, stop := context.WithTimeout(context.Background(), time.Minute)
+	defer stop()
+	in := &interrupts{cancel: make(chan struct{})}
+	ctx, cancel := context.WithCancel(context.WithValue(deadline, interruptsKey{}, in))
+	defer cancel()
+	done := make(chan result, 1)
+	go func() {
+		done <- runCLIWith(t, ctx, "", "run", spec, "--events", logURL, "--work-dir", filepath.Join(dir, "work"))
+	}()
+	waitForEvents(t, deadline, logURL, "the nap stage to run", func(events []format.Event) bool {
+		for _, e := range events {
+			if e.Kind == format.KindSubtaskStarted && e.Vertex == "nap" {
+				return true
+			}
+		}
+		return false
+	})
+	in.note(syscall.SIGINT)
+	cancel()
+	r := <-done
+	r.wantOneLineError(t, 130, "suspended by SIGINT")
+	// The same end, had the second SIGINT come before the process exited.
+	in.note(syscall.SIGINT)
+	app := newApp(io.Discard, io.Discard)
+	c := cli.NewContext(app, nil, nil)
+	c.Context = ctx
+	err := endBySignal(c, logURL, nil, "", &runtime.SuspendedError{Job: "slow", Epoch: 1})
+	var jerr *runtime.JobError
+	if !errors.As(err, &jerr) || jerr.Status != format.StatusCanceled || exitCode(err) != 1 {
+		t.Fatalf("err = %v, want a canceled job (exit 1)", err)
+	}
+	events := logEvents(t, logURL)
+	if last := events[len(events)-1]; last.Kind != format.KindJobFinished || last.Status != format.StatusCanceled || last.Epoch != 2 {
+		t.Fatalf("last event %s %s in epoch %d, want job_finished canceled in epoch 2", last.Kind, last.Status, last.Epoch)
 	}
 }
