@@ -64,9 +64,10 @@ func TestProcess_MisconfiguredWorker(t *testing.T) {
 		worker       []string
 		workerCause  string
 		masterRefuse string
+		refusedWho   string
 	}{
-		{"wrong token", nil, []string{"--token", "wrong"}, "wrong token", "missing or wrong token"},
-		{"plain HTTP against HTTPS", []string{"--tls-cert", cert, "--tls-key", key, "--tls-ca", cert}, nil, "plain HTTP", "TLS handshake failed"},
+		{"wrong token", nil, []string{"--token", "wrong", "--name", "w9"}, "wrong token", "missing or wrong token", `worker "w9" at 127.0.0.1`},
+		{"plain HTTP against HTTPS", []string{"--tls-cert", cert, "--tls-key", key, "--tls-ca", cert}, nil, "plain HTTP", "TLS handshake failed", "a worker at 127.0.0.1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -97,7 +98,7 @@ func TestProcess_MisconfiguredWorker(t *testing.T) {
 			}
 			m.cmd.Process.Kill()
 			out := m.wait(t).stderr
-			if n := strings.Count(out, "refused a worker at 127.0.0.1"); n != 1 || !strings.Contains(out, tc.masterRefuse) {
+			if n := strings.Count(out, "refused "+tc.refusedWho); n != 1 || !strings.Contains(out, tc.masterRefuse) {
 				t.Fatalf("master stderr logs the refused worker %d times, want once naming %q:\n%s", n, tc.masterRefuse, out)
 			}
 		})

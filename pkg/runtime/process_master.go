@@ -166,7 +166,7 @@ func standby(ctx context.Context, log *blob.Log, opts MasterOptions, addr string
 	if spec == nil {
 		// The job's own settings (heartbeat timeout) are in its job.yaml.
 		var err error
-		if spec, err = waitForSpec(ctx, log, opts.Clock); err != nil {
+		if spec, err = waitForSpec(ctx, log, opts.Clock, logf); err != nil {
 			return nil, err
 		}
 	}
@@ -317,7 +317,7 @@ func (s *masterServer) handler() http.Handler {
 	}))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !authorized(r, s.token) {
-			s.refusals.refused(r.RemoteAddr, "missing or wrong token")
+			s.refusals.refused(requester(r), "missing or wrong token")
 		}
 		withAuth(s.token, mux).ServeHTTP(w, r)
 	})

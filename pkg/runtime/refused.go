@@ -3,8 +3,10 @@ package runtime
 import (
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -74,21 +76,41 @@ func newRefusalLog(logf func(string, ...any)) *refusalLog {
 	return &refusalLog{logf: logf, seen: map[string]bool{}}
 }
 
-// refused records a refused request from remote (host:port) and logs the
-// first one of each host.
-func (r *refusalLog) refused(remote, why string) {
-	host, _, err := net.SplitHostPort(remote)
-	if err != nil {
-		host = remote
-	}
+// refused records a refused request from who and logs the first one of
+// each who.
+func (r *refusalLog) refused(who, why string) {
 	r.mu.Lock()
 	r.n++
-	first := !r.seen[host]
-	r.seen[host] = true
+	first := !r.seen[who]
+	r.seen[who] = true
 	r.mu.Unlock()
 	if first {
-		r.logf("refused a worker at %s: %s (logged once per host)", host, why)
+		r.logf("refused %s: %s (logged once)", who, why)
 	}
+}
+
+// hostOf returns the host of a remote address host:port.
+func hostOf(remote string) string {
+	host, _, err := net.SplitHostPort(remote)
+	if err != nil {
+		return remote
+	}
+	return host
+}
+
+// requester names the worker that sent r, for a refusal: by the name in
+// its registration when it is one, else by its host.
+func requester(r *http.Request) string {
+	host := hostOf(r.RemoteAddr)
+	if r.URL.Path == "/v1/register" && r.Body != nil {
+		var reg struct {
+			Worker string `json:"worker"`
+		}
+		if json.NewDecoder(io.LimitReader(r.Body, 1<<16)).Decode(&reg) == nil && reg.Worker != "" {
+			return fmt.Sprintf("worker %q at %s", reg.Worker, host)
+		}
+	}
+	return "a worker at " + host
 }
 
 // count returns how many requests were refused so far.
@@ -106,7 +128,7 @@ func (r *refusalLog) Write(p []byte) (int, error) {
 	if i := strings.Index(line, marker); i >= 0 {
 		rest := line[i+len(marker):]
 		remote, msg, _ := strings.Cut(rest, ": ")
-		r.refused(remote, "TLS handshake failed ("+msg+"): the worker must use TLS with a certificate the master's --tls-ca trusts")
+		r.refused("a worker at "+hostOf(remote), "TLS handshake failed ("+msg+"): the worker must use TLS with a certificate the master's --tls-ca trusts")
 		return len(p), nil
 	}
 	r.logf("%s", line)
