@@ -69,7 +69,7 @@ func RunWorker(ctx context.Context, opts WorkerOptions) error {
 		return err
 	}
 	defer log.Close()
-	spec, err := waitForSpec(ctx, log, opts.Clock)
+	spec, err := waitForSpec(ctx, log, opts.Clock, logger(opts.Stderr, "worker "+opts.Name))
 	if err != nil {
 		return err
 	}
@@ -193,16 +193,21 @@ func waitForLog(ctx context.Context, url string, clock Clock, logf func(string, 
 	}
 }
 
-// waitForSpec returns the job's spec, waiting for job.yaml to appear.
-func waitForSpec(ctx context.Context, log *blob.Log, clock Clock) (*Spec, error) {
+// waitForSpec returns the job's spec, waiting for job.yaml to appear; it
+// says once that it waits (a standby or a worker started on a log no
+// master has written yet, or on a mistyped one).
+func waitForSpec(ctx context.Context, log *blob.Log, clock Clock, logf func(string, ...any)) (*Spec, error) {
 	backoff := 100 * time.Millisecond
-	for {
+	for said := false; ; said = true {
 		raw, err := log.ReadSpec(ctx)
 		if err == nil {
 			return ParseSpec("job.yaml", raw)
 		}
 		if !errors.Is(err, blob.ErrNotFound) {
 			return nil, err
+		}
+		if !said {
+			logf("no job in %s yet (no job.yaml): waiting for a master to submit one", log.URL())
 		}
 		select {
 		case <-ctx.Done():

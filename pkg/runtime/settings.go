@@ -214,7 +214,11 @@ func ParseDuration(s string) (time.Duration, error) {
 	default:
 		return 0, fmt.Errorf("unknown duration unit %q in %q", unit, s)
 	}
-	return time.Duration(n * float64(u)), nil
+	d := n * float64(u)
+	if d >= math.MaxInt64 {
+		return 0, fmt.Errorf("duration %q out of range (at most %v)", s, time.Duration(math.MaxInt64))
+	}
+	return time.Duration(d), nil
 }
 
 // ParseSize parses a memory size: a plain number of bytes, or a number

@@ -146,7 +146,7 @@ func TestParseDurationAndSize(t *testing.T) {
 			t.Errorf("ParseSize(%q) = %v, %v; want %v", in, got, err, want)
 		}
 	}
-	for _, bad := range []string{"", "-1s", "3 fortnights"} {
+	for _, bad := range []string{"", "-1s", "3 fortnights", "1e300 days", "106752 days", "9223372036854775808"} {
 		if _, err := ParseDuration(bad); err == nil {
 			t.Errorf("ParseDuration(%q) = nil error", bad)
 		}
