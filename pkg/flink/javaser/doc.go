@@ -35,15 +35,30 @@
 // job-events) repeats the same class descriptors in every stream. The
 // package keeps a bounded, process-wide cache of the descriptors it has
 // read and reuses one when a stream holds the same bytes at the same handle
-// number; decoding is the same with or without it. Decoded values may
-// therefore share descriptors with values of other streams: treat them as
-// read-only.
+// number, referring to equal strings and the same descriptors before it;
+// decoding is the same with or without it. Decoded values may therefore
+// share descriptors with values of other streams: treat them as read-only.
+// A Decoder that reads stream after stream (Reset) also keeps the cache
+// entries it used last and the short strings it read.
+//
+// # Typed reading
+//
+// A reader that knows the classes of a stream can read their fields
+// straight into its own types, without Values: BeginObject, then the field
+// values in stream order (ReadInt32, ReadString, ReadInt64Array, ...;
+// ReadValue for one it wants as a Value, SkipValue for one it ignores),
+// then EndObject, or FinishObject to hand an object it does not expect back
+// to the generic reader. The checks, handles, limits and descriptor cache
+// are those of Decode. An object read without its Value is marked so in
+// the handle table: a reference to it read as a Value fails with
+// ErrUnread, and a typed reader gives up and reads the stream again with
+// Decode.
 //
 // # Hostile input
 //
 // Input is bounded by Options (nesting depth, handles, array and string
 // sizes), and no length field makes the decoder allocate more than the rest
 // of the input could fill. Every error is a *DecodeError with the byte
-// offset and one of ErrTruncated, ErrMalformed or ErrLimit; no input
-// panics.
+// offset and one of ErrTruncated, ErrMalformed or ErrLimit (or ErrUnread,
+// from typed reading); no input panics.
 package javaser
