@@ -57,7 +57,7 @@ func runValidate(c *cli.Context) error {
 		if bar.Enabled() {
 			bar.Start(validateLabel(arg, i, c.NArg()), eventTotal(c.Context, src, 0, 0), progress.Events)
 		}
-		fs := replay.Validate(withProgress(src, bar), replay.ValidateOptions{})
+		fs := replay.Validate(validateSource(src, bar), replay.ValidateOptions{})
 		src.Close()
 		for _, f := range fs {
 			if f.Key == arg {
