@@ -16,7 +16,7 @@ func newCompactCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "compact",
 		Usage: "merge runs of small segments into covering segments",
-		UsageText: "jobevent compact LOG [--target-size BYTES] [--dry-run] [--format table|json]\n\n" +
+		UsageText: "jobevent compact LOG [--target-size BYTES] [--dry-run] [--quiet] [--format table|json]\n\n" +
 			"EXAMPLES:\n" +
 			"   jobevent compact file:///var/lib/jobevent?prefix=jobs/wordcount/\n" +
 			"   jobevent compact s3://ops-logs?prefix=jobs/wordcount/ --target-size 4MiB --dry-run",
@@ -29,10 +29,13 @@ func newCompactCommand() *cli.Command {
 			"still be writing). It is safe while masters write and readers read; two compactions of one\n" +
 			"log do not run at once (the second fails: the log's compact.lock is held).\n\n" +
 			"--target-size bounds the bytes merged into one covering segment (default 8MiB, at most\n" +
-			"15MiB: every segment stays a single upload); it takes a number of bytes or KiB/MiB.",
+			"15MiB: every segment stays a single upload); it takes a number of bytes or KiB/MiB.\n" +
+			"--quiet prints no report (errors still go to stderr; --format json still prints its object),\n" +
+			"for cron jobs.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "target-size", Usage: "merge at most `BYTES` into one covering segment", Value: "8MiB"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "print what would be merged and change nothing"},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print no report in table form (errors are still printed)"},
 			formatFlag("table", "json"),
 		},
 		Action: runCompact,
@@ -65,6 +68,9 @@ func runCompact(c *cli.Context) error {
 	}
 	if c.String("format") == "json" {
 		return writeJSON(c.App.Writer, res)
+	}
+	if c.Bool("quiet") {
+		return nil
 	}
 	return printCompact(c.App.Writer, res)
 }

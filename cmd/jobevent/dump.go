@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"strconv"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/jobevent/jobevent/internal/progress"
+	"github.com/jobevent/jobevent/pkg/blob"
 	"github.com/jobevent/jobevent/pkg/format"
 )
 
@@ -27,7 +29,8 @@ func newDumpCommand() *cli.Command {
 			"--format json writes canonical JSONL, which \"jobevent import\" reads back byte for byte.\n" +
 			"--vertex matches events of that vertex, resets naming one of its subtasks and snapshots\n" +
 			"of its coordinator; --subtask matches subtask events and resets of that subtask number.\n" +
-			"--since and --until are inclusive seqs. --follow keeps printing new events until interrupted.\n" +
+			"--since and --until are inclusive seqs. --follow keeps printing new events until interrupted;\n" +
+			"a log that does not exist yet is waited for, with a notice on stderr.\n" +
 			"Torn tails and fenced rows are reported as warnings on stderr. On a terminal a progress\n" +
 			"bar counts the events read (not with --follow or --quiet).",
 		Flags: []cli.Flag{
@@ -153,9 +156,20 @@ func runDump(c *cli.Context) error {
 		return err
 	}
 	follow := c.Bool("follow")
-	src, err := openSource(c.Context, c.Args().First(), sourceOptions{
-		since: filter.since, until: filter.until, follow: follow, poll: c.Duration("poll-interval"),
-	})
+	poll := c.Duration("poll-interval")
+	if poll <= 0 {
+		return usagef(c, "bad --poll-interval %v: want a positive duration", poll)
+	}
+	o := sourceOptions{since: filter.since, until: filter.until, follow: follow, poll: poll}
+	var src eventSource
+	if follow {
+		src, err = openFollowed(c, c.Args().First(), o)
+	} else {
+		src, err = openSource(c.Context, c.Args().First(), o)
+	}
+	if follow && c.Context.Err() != nil {
+		return nil // interrupted while waiting for the log
+	}
 	if err != nil {
 		return err
 	}
@@ -243,4 +257,25 @@ func eventRow(e *format.Event) []string {
 		row[8] = e.Worker
 	}
 	return row
+}
+
+// openFollowed opens the log dump --follow reads. A log that does not
+// exist yet (a follower started before its master) is waited for, polling
+// every --poll-interval, with one notice on stderr.
+func openFollowed(c *cli.Context, arg string, o sourceOptions) (eventSource, error) {
+	for said := false; ; said = true {
+		src, err := openSource(c.Context, arg, o)
+		var nl *noLogError
+		if err == nil || !(errors.Is(err, blob.ErrNoLog) || errors.As(err, &nl)) {
+			return src, err
+		}
+		if !said {
+			fmt.Fprintf(c.App.ErrWriter, "jobevent: %v yet: waiting for it to appear (--follow; interrupt to stop)\n", err)
+		}
+		select {
+		case <-c.Context.Done():
+			return nil, c.Context.Err()
+		case <-time.After(o.poll):
+		}
+	}
 }

@@ -49,6 +49,11 @@ func runImport(c *cli.Context) error {
 		return err
 	}
 	file, url := c.Args().Get(0), c.Args().Get(1)
+	if isJSONLPath(url) {
+		// Every reader would take the directory import creates for a
+		// JSONL file and call it corrupt.
+		return usagef(c, "LOG %q is a JSONL file name: import writes a bucket log (a directory or URL); to copy a JSONL file, copy it", url)
+	}
 	p := newProgress(c)
 	defer p.Done()
 	p.Start("import: reading stdin", 0, progress.Bytes) // shown only while stdin is spooled
@@ -62,6 +67,9 @@ func runImport(c *cli.Context) error {
 	events, err := checkSyntax(in.f, name, p)
 	if err != nil {
 		return err
+	}
+	if events == 0 {
+		return fmt.Errorf("%s holds no events: nothing to import (a log starts with job_submitted at seq 1)", name)
 	}
 	log, err := blob.Create(c.Context, url)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"sort"
 	"strings"
@@ -35,6 +36,9 @@ type sourceOptions struct {
 	since, until int64 // seq bounds, inclusive; 0 = unbounded
 	follow       bool  // keep reading new segments until ctx is done
 	poll         time.Duration
+	// anySeq lets a JSONL file hold seqs below 1, for validate, which
+	// reports them as findings; other commands refuse such a file.
+	anySeq bool
 }
 
 // noLogError is a LOG argument that names no log.
@@ -51,7 +55,7 @@ func openSource(ctx context.Context, arg string, o sourceOptions) (eventSource, 
 		if o.follow {
 			return nil, fmt.Errorf("%s: --follow needs a bucket log, not a JSONL file", arg)
 		}
-		return openJSONL(arg)
+		return openJSONL(arg, o.anySeq)
 	}
 	log, err := blob.Open(ctx, arg)
 	if err != nil {
@@ -121,7 +125,7 @@ type fence struct {
 	seq   int64 // its first seq
 }
 
-func openJSONL(path string) (*jsonlSource, error) {
+func openJSONL(path string, anySeq bool) (*jsonlSource, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
@@ -129,7 +133,11 @@ func openJSONL(path string) (*jsonlSource, error) {
 		}
 		return nil, err
 	}
-	fences, events, bad := scanFences(f)
+	fences, events, bad, err := scanFences(f, anySeq)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
 	if events == 0 && !bad {
 		f.Close()
 		return nil, &noLogError{url: path} // empty, as a bucket without segments
@@ -144,17 +152,23 @@ func openJSONL(path string) (*jsonlSource, error) {
 // scanFences reads every event of r and returns, for each epoch followed
 // by a later one, the first seq of the earliest later epoch, with the
 // number of events read. A syntax error ends the scan (bad is true): the
-// second pass reports it where it is.
-func scanFences(r io.Reader) (fences map[int32]fence, events int64, bad bool) {
+// second pass reports it where it is. An event whose seq is below 1
+// (written so, or a missing seq after the largest one) is an error naming
+// the event: no reader of the file would show it.
+func scanFences(r io.Reader, anySeq bool) (fences map[int32]fence, events int64, bad bool, err error) {
 	first := make(map[int32]int64)
 	jr := format.NewJSONReader(r)
 	for {
-		e, err := jr.Next()
-		if err != nil {
-			bad = err != io.EOF
+		e, rerr := jr.Next()
+		if rerr != nil {
+			bad = rerr != io.EOF
 			break
 		}
 		events++
+		if e.Seq < 1 && !anySeq {
+			return nil, events, false, fmt.Errorf("event %d (%s): seq %d: want a seq >= 1 (a missing seq is the previous seq + 1, which must not pass %d)",
+				events, e.Kind, e.Seq, int64(math.MaxInt64))
+		}
 		if s, ok := first[e.Epoch]; !ok || e.Seq < s {
 			first[e.Epoch] = e.Seq
 		}
@@ -174,7 +188,7 @@ func scanFences(r io.Reader) (fences map[int32]fence, events int64, bad bool) {
 			next = &fence{epoch: e, seq: first[e]}
 		}
 	}
-	return fences, events, bad
+	return fences, events, bad, nil
 }
 
 func (s *jsonlSource) Next() (format.Event, error) {

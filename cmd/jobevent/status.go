@@ -90,6 +90,9 @@ func runStatus(c *cli.Context) error {
 	if err := wantArgs(c, 1, 1); err != nil {
 		return err
 	}
+	if d := c.Duration("heartbeat-timeout"); d <= 0 {
+		return usagef(c, "bad --heartbeat-timeout %v: want a positive duration", d)
+	}
 	arg := c.Args().First()
 	st := &jobStatus{Log: arg, Heartbeat: "n/a", Vertices: []vertexRun{},
 		Recording: recording{Health: "ok", TornTail: []string{}, UnknownObjects: []string{}}}

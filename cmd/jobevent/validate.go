@@ -50,7 +50,7 @@ func runValidate(c *cli.Context) error {
 	bar := newProgress(c)
 	defer bar.Done()
 	for i, arg := range c.Args().Slice() {
-		src, err := openSource(c.Context, arg, sourceOptions{})
+		src, err := openSource(c.Context, arg, sourceOptions{anySeq: true})
 		if err != nil {
 			return err
 		}
