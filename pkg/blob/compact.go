@@ -227,10 +227,10 @@ func (c *compactor) tail(ctx context.Context, groups []*epochSegs, epochs []Epoc
 }
 
 // endsFinished reports whether the segment key decodes and ends with
-// job_finished. A segment that does not decode is not an error here.
+// job_finished. A torn segment is not an error here; a corrupt one is.
 func (l *Log) endsFinished(ctx context.Context, key string) (bool, error) {
 	e, err := l.lastEvent(ctx, key)
-	if errors.Is(err, ErrNotFound) || IsCorrupt(err) {
+	if errors.Is(err, ErrNotFound) || errors.Is(err, format.ErrNoFooter) {
 		return false, nil
 	}
 	if err != nil {

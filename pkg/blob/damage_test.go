@@ -176,3 +176,30 @@ func TestFileStore_ListingError(t *testing.T) {
 		t.Fatal("events/ a regular file: no error")
 	}
 }
+
+// TestReader_CheckCovered: a covered segment whose rows differ from the
+// covering segment's is corruption, found at the end of the log; a
+// leftover that agrees is fine, and a following reader does not look.
+func TestReader_CheckCovered(t *testing.T) {
+	l := memLog(t)
+	claim(t, l, 1, 1)
+	events := numbered(genEvents(30, 5), 1, 1)
+	writeSegments(t, l, events, 30)
+	if _, err := l.WriteSegment(ctx, events[10:20]); err != nil { // a leftover that agrees
+		t.Fatal(err)
+	}
+	if _, _, err := readAll(t, l, ReaderOptions{}); err != nil {
+		t.Fatalf("agreeing leftover: %v", err)
+	}
+	dup := numbered(genEvents(1, 99), 1, 30) // the same seq, another event
+	dup[0].Kind, dup[0].Status = format.KindJobFinished, format.StatusFailed
+	key, err := l.WriteSegment(ctx, dup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _, err := readAll(t, l, ReaderOptions{})
+	wantCorrupt(t, err, key, "row of seq 30")
+	if len(got) != 30 {
+		t.Fatalf("%d events before the error, want 30", len(got))
+	}
+}

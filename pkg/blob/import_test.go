@@ -21,9 +21,9 @@ func importEvents() []format.Event {
 // and the fixed input then imports into the same log.
 func TestImport_RefusedBeforeWriting(t *testing.T) {
 	for _, tc := range []struct {
-		name  string
+		name   string
 		break_ func([]format.Event) []format.Event
-		want  string
+		want   string
 	}{
 		{"duplicate last seq", func(ev []format.Event) []format.Event { ev[29].Seq = 29; return ev }, "seq 29 follows seq 29"},
 		{"gap", func(ev []format.Event) []format.Event { ev[20].Seq = 40; return ev }, "seq 40 follows seq 20"},

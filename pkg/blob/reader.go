@@ -48,7 +48,8 @@ type ReaderOptions struct {
 }
 
 // Reader streams the events of a log in seq order, applying the reader
-// rules of the layout (doc.go): covered segments are skipped, rows of fenced
+// rules of the layout (doc.go): covered segments are skipped (a reader
+// that does not follow compares them with their cover at the end), rows of fenced
 // masters filtered, a torn newest segment of an epoch ends that epoch with
 // a notice, and anything else undecodable, or a gap among the events kept,
 // is a *CorruptError naming the object. It decodes one segment at a time
@@ -84,6 +85,8 @@ type Reader struct {
 	claimed, checking startClaim
 	relisted          bool
 	epochs            []EpochInfo // the epoch objects listed last
+	covered           []coverPair // of the plan made last
+	coveredChecked    bool
 }
 
 // startClaim is an epoch object's promise that the events before its
@@ -180,6 +183,15 @@ func (r *Reader) Next() (format.Event, error) {
 			continue
 		}
 		if !r.opts.Follow {
+			if !r.coveredChecked {
+				// Covered segments are rare (leftovers of an interrupted
+				// compaction): their rows must be the covering segment's.
+				r.coveredChecked = true
+				if err := r.log.checkCovered(r.ctx, r.covered); err != nil {
+					r.err = err
+					continue
+				}
+			}
 			return format.Event{}, io.EOF
 		}
 		if !r.wait() {
@@ -288,6 +300,7 @@ func (r *Reader) replan() (int, error) {
 		}
 	}
 	plan := buildPlan(segs, unknown, byEpoch)
+	r.covered = plan.covered
 	for _, n := range plan.notices {
 		r.notice(n)
 	}

@@ -111,6 +111,7 @@ type logPlan struct {
 	items   []planItem
 	notices []format.Notice
 	fences  map[int32]int64 // epoch → first fenced seq
+	covered []coverPair     // segments skipped because another covers them
 }
 
 // buildPlan applies the reader rules that need names only: covered segments
@@ -221,6 +222,7 @@ type coveredSeg struct {
 // are corruption. segs are in name order (first, then last ascending).
 func (p *logPlan) uncovered(segs []SegmentInfo) []coveredSeg {
 	kept, covered := coverSegments(segs)
+	p.covered = append(p.covered, covered...)
 	for _, c := range covered {
 		p.notices = append(p.notices, format.Notice{Kind: format.NoticeCovered, Key: c.part.Key, Epoch: c.part.Epoch,
 			Seq: c.part.First, Count: c.part.Rows(), Message: "covered by " + c.cover.Key + "; skipped"})
