@@ -81,11 +81,11 @@
 //	rule id                   severity  what it checks
 //	schema-version            error     the source read a segment of an unknown major schema version (format.ErrUnknownVersion); validation stops
 //	syntax                    error     a line of JSONL is not a valid event (format.ErrSyntax); validation stops
-//	corrupt                   error     any other error of the source: a damaged object, a seq gap it found; validation stops
+//	corrupt                   error     any other error of the source: a damaged object, a seq gap it found (a log that does not start at seq 1 or stops short of its newest epoch's start_seq), a covered segment whose rows differ from its cover; validation stops
 //	torn-tail                 warning   the source's newest segment of an epoch was torn (no footer): the epoch's events end before it
 //	unknown-object            warning   the source skipped an object whose name is not part of the layout
 //	fenced-write              warning   events of an epoch written after a later epoch took over (a fenced master): replay ignores them, whether the source filtered them (a notice) or they are inline
-//	job-submitted             error     the first event is job_submitted, and no other is
+//	job-submitted             error     the first event is job_submitted, and no other is; a log with no events at all (and no torn tail to explain it) has none
 //	invalid-graph             error     the graph of job_submitted: ids present and unique, known coordinators and patterns, parallelism within max_parallelism (auto needs one), edges between known vertices, no loop, no repeated edge, no cycle
 //	epoch-start               error     the second event is master_started of epoch 1 (or of a later, recovering epoch, when the first master died right after job_submitted); every later epoch opens with its master_started, and has one
 //	epoch-order               error     epochs are at least 1 and never go back, except for fenced writes
@@ -104,6 +104,9 @@
 //	snapshot-coordinator      error     snapshots name only vertices whose coordinator is batch_snapshot
 //	invalid-field             error     a known kind, a job_finished status of finished/failed/canceled, a subtasks_reset that names a subtask
 //	after-job-finished        error     nothing follows job_finished (reported once, at the first event after it)
+//	epoch-start-seq           error     an epoch's first event is at the start_seq of its epoch object (sources that know the epoch objects: a bucket log)
+//	epoch-unclaimed           error     every epoch with events has an epoch object (a master claimed it)
+//	epoch-unused              warning   every epoch object's epoch has events, its master_started first: a master that stopped before its first flush (or has not flushed yet) leaves one without
 //	too-many-findings         warning   validation stopped at ValidateOptions.MaxFindings
 //
 // testdata/validate holds one log per rule that produces exactly that

@@ -37,6 +37,9 @@ const (
 	RuleSnapshotCoordinator   = "snapshot-coordinator"
 	RuleInvalidField          = "invalid-field"
 	RuleAfterJobFinished      = "after-job-finished"
+	RuleEpochStartSeq         = "epoch-start-seq"
+	RuleEpochUnclaimed        = "epoch-unclaimed"
+	RuleEpochUnused           = "epoch-unused"
 	RuleTooManyFindings       = "too-many-findings"
 	defaultMaxFindings        = 1000
 	findingsTruncatedTemplate = "stopped after %d findings"

@@ -29,7 +29,9 @@ type validator struct {
 	src     Source
 	keyer   Keyer
 	noticer Noticer
+	claimer Claimer
 	max     int
+	torn    bool // a torn tail was noticed
 
 	findings []Finding
 	stopped  bool   // too many findings
@@ -39,6 +41,7 @@ type validator struct {
 	lastSeq   int64
 	cur       int32           // highest epoch opened by master_started
 	firstSeq  map[int32]int64 // epoch -> seq of its master_started
+	epochSeq  map[int32]int64 // epoch -> seq of its first event kept
 	inFenced  bool            // a run of fenced events is going on
 	fencedRun int32           // the epoch of that run
 	finished  int64           // seq of job_finished, 0 if none
@@ -65,12 +68,13 @@ type vSub struct {
 }
 
 func newValidator(src Source, opts ValidateOptions) *validator {
-	v := &validator{src: src, max: opts.MaxFindings, firstSeq: make(map[int32]int64), topo: newTopology(nil)}
+	v := &validator{src: src, max: opts.MaxFindings, firstSeq: make(map[int32]int64), epochSeq: make(map[int32]int64), topo: newTopology(nil)}
 	if v.max <= 0 {
 		v.max = defaultMaxFindings
 	}
 	v.keyer, _ = src.(Keyer)
 	v.noticer, _ = src.(Noticer)
+	v.claimer, _ = src.(Claimer)
 	return v
 }
 
@@ -79,6 +83,7 @@ func (v *validator) run() {
 		e, err := v.src.Next()
 		v.drainNotices()
 		if errors.Is(err, io.EOF) {
+			v.end()
 			return
 		}
 		if err != nil {
@@ -129,6 +134,7 @@ func (v *validator) drainNotices() {
 			}
 		case format.NoticeTornTail:
 			f.Rule = RuleTornTail
+			v.torn = true
 		case format.NoticeUnknownObject:
 			f.Rule = RuleUnknownObject
 		default:
@@ -170,6 +176,9 @@ func (v *validator) sourceError(err error) {
 func (v *validator) event(e *format.Event) {
 	if v.fenced(e) {
 		return
+	}
+	if _, ok := v.epochSeq[e.Epoch]; !ok {
+		v.epochSeq[e.Epoch] = e.Seq
 	}
 	v.order(e)
 	if v.finished > 0 && !v.reported {
