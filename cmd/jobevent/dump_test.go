@@ -27,7 +27,7 @@ func writeSegments(t *testing.T, url string, events []format.Event, bounds ...in
 		t.Fatal(err)
 	}
 	defer log.Close()
-	if err := log.ClaimEpoch(ctx, blob.EpochInfo{Epoch: 1, Master: "127.0.0.1:7100", StartSeq: 2}); err != nil {
+	if err := log.ClaimEpoch(ctx, blob.EpochInfo{Epoch: 1, Master: "127.0.0.1:7100", StartSeq: 1}); err != nil {
 		t.Fatal(err)
 	}
 	var keys []string
@@ -269,8 +269,9 @@ func TestDump_BadInput(t *testing.T) {
 	})
 	t.Run("seq gap", func(t *testing.T) {
 		dir := t.TempDir()
-		runCLI(t, "import", logPath("gap.jsonl"), dir).wantCode(t, 0)
-		runCLI(t, "dump", dir).wantOneLineError(t, 2, "events/")
+		runCLI(t, "import", logPath("gap.jsonl"), dir).wantOneLineError(t, 2, "seq 10 follows seq 8")
+		writeSegments(t, dir, readEvents(t, "gap.jsonl"), 8) // seqs 1-8, then 10-
+		runCLI(t, "dump", dir).wantOneLineError(t, 2, "events/", "seq 9 to 9 missing")
 	})
 }
 
