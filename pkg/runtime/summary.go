@@ -11,7 +11,7 @@ import (
 // JSON with these keys).
 type Summary struct {
 	Job    string `json:"job"`
-	Status string `json:"status"` // finished, failed, canceled, crashed, fenced
+	Status string `json:"status"` // finished, failed, canceled, crashed, fenced, suspended
 	Epoch  int32  `json:"epoch"`
 	// AlreadyEnded reports that the log already held job_finished: there
 	// was nothing to run.
