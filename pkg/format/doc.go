@@ -24,8 +24,8 @@
 // The footer carries the schema version (SchemaVersionKey) and a CRC-32C of
 // the whole file (ChecksumKey):
 //
-//	PAR1 | column chunks (zstd pages) | footer: schema, row groups,
-//	     |                            |   jobevent.schema_version = "1.0"
+//	PAR1 | column chunks (zstd pages, | footer: schema, row groups,
+//	     |   data page v1)            |   jobevent.schema_version = "1.1"
 //	     |                            |   jobevent.crc32c = "9f1c03aa"
 //	     | footer length | PAR1
 //

@@ -13,12 +13,13 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files and the seed corpus under testdata/")
 
-// Golden files: a canonical JSONL log and the segment this version wrote
-// for it. Later versions must keep reading the segment (format stability)
-// and keep writing the same JSONL.
+// Golden files: a canonical JSONL log and the segment the current schema
+// version writes for it. Later versions must keep reading the segments of
+// every earlier one (segmentFixtures, format stability) and keep writing
+// the same JSONL.
 const (
 	goldenJSONL   = "testdata/sample.jsonl"
-	goldenSegment = "testdata/sample-v1.0.parquet"
+	goldenSegment = "testdata/sample-v" + SchemaVersion + ".parquet"
 )
 
 func TestGolden_JSONL(t *testing.T) {

@@ -14,7 +14,7 @@ import (
 // SchemaVersion is the version of the segment schema this package writes,
 // "major.minor". A reader refuses segments of another major version and
 // reads every minor version of its own. It is part of the format.
-const SchemaVersion = "1.0"
+const SchemaVersion = "1.1"
 
 // SchemaVersionKey is the footer key/value metadata key holding the schema
 // version of a segment. It is part of the format.

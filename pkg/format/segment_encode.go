@@ -18,15 +18,22 @@ import (
 // repetition and definition levels) directly from the events: no
 // reflection and no intermediate rows.
 
-// writerOptions configure the segment writer: the event schema, zstd, no
-// statistics in data page headers (superseded by the page index), and page
-// bounds (the column index and column chunk min/max) only for the columns
-// that readers filter on: seq, time, epoch.
+// writerOptions configure the segment writer: the event schema, zstd, data
+// page v1, no statistics in data page headers (superseded by the page
+// index), and page bounds (the column index and column chunk min/max) only
+// for the columns that readers filter on: seq, time, epoch.
+//
+// Data page v1 is part of the format since schema version 1.1: its pages
+// compress the repetition and definition levels together with the values,
+// where v2 (schema 1.0) stores them raw. On a sparse schema whose rows
+// alternate between kinds, the levels do not run-length encode well and
+// were close to half of a segment's bytes.
 var writerOptions = func() []parquet.WriterOption {
 	opts := []parquet.WriterOption{
 		eventSchema,
 		parquet.Compression(&zstd.Codec{Level: zstd.SpeedFastest}),
 		parquet.DataPageStatistics(false), // the page index has the bounds that matter
+		parquet.DataPageVersion(1),
 	}
 	for _, path := range eventSchema.Columns() {
 		switch strings.Join(path, ".") {
