@@ -7,9 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"time"
 
@@ -136,6 +138,8 @@ func (o *WorkerOptions) check() error {
 		return errors.New("worker: --dir is required")
 	case o.Token == "":
 		return errors.New("worker: a token is required (--token or JOBEVENT_TOKEN)")
+	case o.Master != "" && !dialable(o.Master):
+		return fmt.Errorf("worker: --master %q is not an address: want HOST:PORT", o.Master)
 	}
 	abs, err := filepath.Abs(o.Dir)
 	if err != nil {
@@ -238,6 +242,7 @@ func (s *workerSession) loop(ctx context.Context) error {
 	settings := s.spec.Settings
 	backoff := 100 * time.Millisecond
 	tries, refused := 0, 0
+	var undialable string // the undialable master last said
 	for {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -246,7 +251,16 @@ func (s *workerSession) loop(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		if err != nil {
+		var ue *undialableError
+		switch {
+		case errors.As(err, &ue):
+			// An embedded master: wait for one that listens, saying so
+			// once per epoch.
+			if msg := ue.Error(); msg != undialable {
+				s.logf("%s", msg)
+				undialable = msg
+			}
+		case err != nil:
 			// A refusal that retrying cannot fix (a wrong token, TLS on
 			// one side only) ends the worker after a few attempts.
 			if why := refusal(err); why != "" && epoch == 0 {
@@ -288,7 +302,10 @@ func (s *workerSession) session(ctx context.Context, settings Settings) (int32, 
 		if len(epochs) == 0 {
 			return 0, errors.New("no epoch claimed yet")
 		}
-		addr = epochs[len(epochs)-1].Master
+		newest := epochs[len(epochs)-1]
+		if addr = newest.Master; !dialable(addr) {
+			return 0, &undialableError{epoch: newest.Epoch, addr: addr}
+		}
 	}
 	link := &httpMasterLink{c: s.peers.client(addr, s.opts.Token)}
 	held, err := s.core.held(s.spec.Job)
@@ -332,4 +349,31 @@ func jobEnded(ctx context.Context, log *blob.Log) (bool, error) {
 		return false, err
 	}
 	return sum.Finished, nil
+}
+
+// dialable reports whether addr is a HOST:PORT a worker may dial. The
+// master of an embedded run ("jobevent run") records "embedded", which is
+// not: it takes no workers, and a worker must never resolve it as a host
+// name.
+func dialable(addr string) bool {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	n, err := strconv.Atoi(port)
+	return err == nil && n > 0 && n <= 65535
+}
+
+// undialableError is a newest epoch whose master has no address a worker
+// can dial.
+type undialableError struct {
+	epoch int32
+	addr  string
+}
+
+func (e *undialableError) Error() string {
+	if e.addr == embeddedAddr {
+		return fmt.Sprintf("the master of epoch %d is embedded in a \"jobevent run\" process and takes no workers: waiting for a master that listens (jobevent master --resume, or a standby)", e.epoch)
+	}
+	return fmt.Sprintf("the master of epoch %d records %q, which is not an address: waiting for a master of a newer epoch", e.epoch, e.addr)
 }
