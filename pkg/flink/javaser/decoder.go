@@ -93,6 +93,10 @@ type Decoder struct {
 	// local holds the descriptor cache entries used last, for a Decoder
 	// that is Reset (desccache.go).
 	local *[localDescs]*descEntry
+	// memos are the contents skipped last, for a Decoder that is Reset
+	// (skipmemo.go).
+	memos    *[skipMemos]skipMemo
+	nextMemo int
 	// strings maps the bytes of strings read before to the string, for a
 	// Decoder that is Reset (strings.go).
 	strings map[string]Value
@@ -124,6 +128,7 @@ func (d *Decoder) Reset(data []byte) error {
 	}
 	if d.local == nil {
 		d.local = new([localDescs]*descEntry)
+		d.memos = new([skipMemos]skipMemo)
 		d.strings = make(map[string]Value)
 	}
 	return d.header()

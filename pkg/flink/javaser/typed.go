@@ -135,9 +135,21 @@ func (d *Decoder) ReadValue() (Value, error) { return d.readObject() }
 // ErrUnread when a class annotation inside it refers to an object it
 // skipped.
 func (d *Decoder) SkipValue() error {
+	if d.local != nil && d.skipped(d.pos) {
+		return nil
+	}
+	start, base, from := d.pos, len(d.handles), len(d.refs)
 	d.skip = true
+	d.parsing++ // log the references, for the memo
 	_, err := d.readObject()
+	d.parsing--
 	d.skip = false
+	if err == nil && d.local != nil {
+		d.memoSkip(start, base, d.refs[from:])
+	}
+	if d.parsing == 0 {
+		d.refs = d.refs[:0]
+	}
 	return err
 }
 

@@ -16,10 +16,28 @@ import (
 // which SkipValue marks unread.
 func checkSkipAgrees(t *testing.T, data []byte, opts *Options, noCache bool) {
 	t.Helper()
+	for _, memo := range []bool{false, true} {
+		checkSkip(t, data, opts, noCache, memo)
+	}
+}
+
+// checkSkip is checkSkipAgrees with a new Decoder for SkipValue or, if
+// memo, a Decoder that is Reset and has skipped the same contents before.
+func checkSkip(t *testing.T, data []byte, opts *Options, noCache, memo bool) {
+	t.Helper()
 	read, err1 := NewDecoder(data, opts)
 	skip, err2 := NewDecoder(data, opts)
 	if err1 != nil || err2 != nil {
 		return
+	}
+	if memo {
+		for range 2 {
+			skip.Reset(data)
+			for i := 0; i < 100 && skip.SkipValue() == nil; i++ {
+				skip.skipResets()
+			}
+		}
+		skip.Reset(data)
 	}
 	read.noCache, skip.noCache = noCache, noCache
 	for range 100 {
