@@ -68,6 +68,7 @@ func TestProcess_MisconfiguredWorker(t *testing.T) {
 	}{
 		{"wrong token", nil, []string{"--token", "wrong", "--name", "w9"}, "wrong token", "missing or wrong token", `worker "w9" at 127.0.0.1`},
 		{"plain HTTP against HTTPS", []string{"--tls-cert", cert, "--tls-key", key, "--tls-ca", cert}, nil, "plain HTTP", "TLS handshake failed", "a worker at 127.0.0.1"},
+		{"HTTPS against plain HTTP", nil, []string{"--tls-cert", cert, "--tls-key", key, "--tls-ca", cert}, "master plain HTTP", "speaks HTTPS", "a worker at 127.0.0.1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

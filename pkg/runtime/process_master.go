@@ -101,7 +101,11 @@ func RunMaster(ctx context.Context, opts MasterOptions) (*Summary, error) {
 	srv := newMasterServer(opts.Token, opts.Clock, p)
 	srv.refusals = newRefusalLog(logger(opts.Stderr, "master"))
 	httpSrv := &http.Server{Handler: srv.handler(), ReadHeaderTimeout: 10 * time.Second, ErrorLog: stdlog.New(srv.refusals, "", 0)}
-	go func() { _ = httpSrv.Serve(p.listener(ln)) }()
+	served := p.listener(ln)
+	if !opts.TLS.enabled() {
+		served = srv.refusals.watchPlain(ln)
+	}
+	go func() { _ = httpSrv.Serve(served) }()
 	defer httpSrv.Close()
 	if opts.OnListen != nil {
 		opts.OnListen(addr)

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"bufio"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
@@ -157,4 +158,41 @@ func (w *noWorkersWatch) check(now time.Time, workers int, timeout time.Duration
 		msg += fmt.Sprintf(" (%d requests refused so far)", refused)
 	}
 	return msg
+}
+
+// watchPlain wraps the listener of a plain HTTP master so that a worker
+// speaking TLS to it is logged once as refused (the server answers it
+// 400, which the worker reads as "server gave HTTP response to HTTPS
+// client").
+func (r *refusalLog) watchPlain(ln net.Listener) net.Listener { return plainListener{ln, r} }
+
+type plainListener struct {
+	net.Listener
+	log *refusalLog
+}
+
+func (l plainListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return &helloConn{Conn: c, r: bufio.NewReader(c), log: l.log}, nil
+}
+
+// helloConn looks at the first byte a peer sends: 0x16 opens a TLS
+// handshake.
+type helloConn struct {
+	net.Conn
+	r    *bufio.Reader
+	once sync.Once
+	log  *refusalLog
+}
+
+func (c *helloConn) Read(p []byte) (int, error) {
+	c.once.Do(func() {
+		if b, err := c.r.Peek(1); err == nil && b[0] == 0x16 {
+			c.log.refused("a worker at "+hostOf(c.RemoteAddr().String()), "it speaks HTTPS and this master plain HTTP: start both with TLS, or neither")
+		}
+	})
+	return c.r.Read(p)
 }
