@@ -22,13 +22,15 @@ var ErrSpec = errors.New("jobevent/runtime: invalid job spec")
 // maxKeyGroups bounds max_parallelism, as Flink's 32768.
 const maxKeyGroups = 1 << 15
 
-// Spec is a parsed and validated job spec.
+// Spec is a parsed and validated job spec. Relative paths in it are
+// relative to the spec file's directory once the job is submitted
+// (LoadSubmission, ResolvePaths).
 //
 //	job: wordcount
 //	vertices:
 //	  - id: source
 //	    operator: text
-//	    args: {input: testdata/text, split_size: 4k}
+//	    args: {input: ../text, split_size: 4k}
 //	    parallelism: 3
 //	  - id: count
 //	    operator: count
