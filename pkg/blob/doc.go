@@ -49,16 +49,25 @@
 //     object's, or the first seq of its segments when the object is missing)
 //     were written by a fenced master: they are filtered row by row, with a
 //     NoticeFenced (whole segments past the fence are not even read);
-//   - the newest segment of an epoch that has no valid footer is torn: a
-//     NoticeTornTail, and that epoch's events end before it;
-//   - anything else that does not decode (a bad footer elsewhere, a
-//     checksum mismatch), a segment whose rows disagree with its name, and a
-//     seq gap or repeat among the events kept are a *CorruptError naming the
-//     object; a segment of an unknown schema major version is an error
-//     wrapping *format.VersionError.
+//   - the newest segment of an epoch that can be a strict prefix of a
+//     segment (format.ErrNoFooter: it begins like one and has no trailing
+//     magic) is torn: a NoticeTornTail naming the seqs dropped, and that
+//     epoch's events end before it;
+//   - anything else that does not decode (a damaged trailer, bytes that are
+//     not Parquet, a checksum mismatch), a segment listed larger than
+//     MaxSegmentBytes, a segment whose rows disagree with its name, a first
+//     event other than seq 1 (or ReaderOptions.Since), a seq gap or repeat
+//     among the events kept, events that stop short of the newest epoch
+//     object's start_seq (checked after listing the log once more), and, at
+//     the end of a reader that does not follow, a covered segment whose rows
+//     differ from its cover, are a *CorruptError naming the object; a
+//     segment of an unknown schema major version is an error wrapping
+//     *format.VersionError. A listing that fails is an error, never an
+//     empty log.
 //
-// Segments are read whole, one at a time (the writer bounds their size), so
-// a reader's memory does not depend on the length of the log.
+// Segments are read whole, one at a time (the writer bounds their size, and
+// every read stops after MaxSegmentBytes whatever size the bucket reports),
+// so a reader's memory does not depend on the length of the log.
 //
 // No segment is larger than MaxSegmentBytes (15 MiB): the Writer, Import
 // and Compact split what would be larger, so every segment is a single
