@@ -3,7 +3,10 @@ package interop
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io"
+	"os"
 	"reflect"
 	"sort"
 	"testing"
@@ -311,4 +314,70 @@ func value(a arrow.Array, i int) any {
 		return m
 	}
 	return fmt.Sprintf("unhandled %T", a)
+}
+
+// segmentFixtures are pkg/format's committed segments of its sample log,
+// one per schema version written so far (1.0: data page v2; 1.1: data
+// page v1).
+var segmentFixtures = map[string]string{
+	"1.0": "../pkg/format/testdata/sample-v1.0.parquet",
+	"1.1": "../pkg/format/testdata/sample-v1.1.parquet",
+}
+
+// readFixtures returns the fixtures' contents by version, and checks that
+// the current version has one.
+func readFixtures(t *testing.T) map[string][]byte {
+	t.Helper()
+	if _, ok := segmentFixtures[format.SchemaVersion]; !ok {
+		t.Fatalf("no fixture of the current schema version %s", format.SchemaVersion)
+	}
+	out := make(map[string][]byte)
+	for v, path := range segmentFixtures {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[v] = data
+	}
+	return out
+}
+
+// TestArrow_EveryVersion: arrow-go reads the segments of every schema
+// version, and every value and NULL is what jobevent decodes.
+func TestArrow_EveryVersion(t *testing.T) {
+	for version, data := range readFixtures(t) {
+		t.Run(version, func(t *testing.T) {
+			sr, err := format.OpenSegment(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var events []format.Event
+			for {
+				e, err := sr.Next()
+				if errors.Is(err, io.EOF) {
+					break
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				events = append(events, e)
+			}
+			rec, pf := readArrow(t, data)
+			if v := pf.MetaData().KeyValueMetadata().FindValue(format.SchemaVersionKey); v == nil || *v != version {
+				t.Fatalf("footer %s = %v, want %q", format.SchemaVersionKey, v, version)
+			}
+			if int(rec.NumRows()) != len(events) {
+				t.Fatalf("rows = %d, want %d", rec.NumRows(), len(events))
+			}
+			for i := range events {
+				want := expectedRow(&events[i])
+				for c := 0; c < int(rec.NumCols()); c++ {
+					name := rec.ColumnName(c)
+					if got := value(rec.Column(c), i); !reflect.DeepEqual(got, want[name]) {
+						t.Errorf("seq %d %s: column %s = %#v, want %#v", events[i].Seq, events[i].Kind, name, got, want[name])
+					}
+				}
+			}
+		})
+	}
 }
