@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"sync"
 	"testing"
 )
 
@@ -138,4 +139,40 @@ func errText(err error) string {
 		return ""
 	}
 	return err.Error()
+}
+
+// TestDecodePayload_Concurrent decodes every record from several
+// goroutines at once (the typed readers come from a pool, the descriptor
+// cache is shared): each event must equal the generic reader's.
+func TestDecodePayload_Concurrent(t *testing.T) {
+	files, _ := payloadFiles(t)
+	var types []int32
+	var payloads [][]byte
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ty, p := filePayloads(data)
+		types, payloads = append(types, ty...), append(payloads, p...)
+	}
+	want := make([]Event, len(payloads))
+	for i, p := range payloads {
+		want[i], _ = decodePayload(types[i], p, nil)
+	}
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range payloads {
+				i := (k + g*len(payloads)/4) % len(payloads)
+				if got, _ := DecodePayload(types[i], payloads[i]); !reflect.DeepEqual(got, want[i]) {
+					t.Errorf("record %d: concurrent DecodePayload reads another event", i)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
 }
