@@ -41,8 +41,8 @@ type compactLock struct {
 
 // lockOwner is the body of a compaction lock.
 type lockOwner struct {
-	Owner   string `json:"owner"`             // host:pid
-	Started string `json:"started"`           // RFC 3339
+	Owner   string `json:"owner"`            // host:pid
+	Started string `json:"started"`          // RFC 3339
 	PIDNS   string `json:"pid_ns,omitempty"` // the owner's PID namespace, where known
 }
 
