@@ -143,7 +143,7 @@ func runProcessEpoch(ctx context.Context, log *blob.Log, st *epochStart, opts Ma
 	}
 	w := log.NewWriter(st.epoch, st.startSeq, blob.WriterOptions{
 		BufferSize: spec.Settings.WriteBufferSize, FlushInterval: spec.Settings.WriteBufferFlushInterval, Clock: opts.Clock,
-		BeforeUpload: beforeUpload(ctx),
+		Retry: spec.Settings.retryPolicy(), BeforeUpload: beforeUpload(ctx),
 	})
 	// jobevent cancel is seen at a heartbeat, which closes logCancel.
 	logCancel := newCancelSignal()

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/jobevent/jobevent/pkg/blob"
 )
 
 // Setting keys of a job spec's settings section. They are Flink's keys where
@@ -19,6 +21,7 @@ const (
 	KeyWorkerRecoveryTimeout    = "execution.batch.job-recovery.previous-worker.recovery.timeout"
 	KeyWriteBufferSize          = "job-event.store.write-buffer.size"
 	KeyWriteBufferFlushInterval = "job-event.store.write-buffer.flush-interval"
+	KeyWriteRetryAttempts       = "job-event.store.write-retry.attempts"
 	KeyBytesPerTask             = "execution.batch.adaptive.auto-parallelism.avg-data-volume-per-task"
 	KeyDefaultMaxParallelism    = "execution.batch.adaptive.auto-parallelism.max-parallelism"
 	KeyRestartStrategy          = "restart-strategy.type"
@@ -55,6 +58,11 @@ type Settings struct {
 	// WriteBufferFlushInterval is the longest an appended event waits
 	// before it is flushed.
 	WriteBufferFlushInterval time.Duration
+	// WriteRetryAttempts is how many times the master tries to upload a
+	// segment before the failure is persistent and the master exits
+	// (backoff from 100 ms doubling to 10 s between attempts; an attempt
+	// against a bucket that does not answer takes up to 20 s).
+	WriteRetryAttempts int
 	// BytesPerTask is the input volume one subtask of an auto vertex is
 	// given when its parallelism is decided.
 	BytesPerTask int64
@@ -85,6 +93,7 @@ func DefaultSettings() Settings {
 		WorkerRecoveryTimeout:    30 * time.Second,
 		WriteBufferSize:          1 << 20,
 		WriteBufferFlushInterval: time.Second,
+		WriteRetryAttempts:       10,
 		BytesPerTask:             16 << 20,
 		DefaultMaxParallelism:    128,
 		RestartStrategy:          RestartFixedDelay,
@@ -98,7 +107,7 @@ func DefaultSettings() Settings {
 // settingKeys lists the known keys, for "unknown setting" messages.
 var settingKeys = []string{
 	KeyRecoveryEnabled, KeySnapshotMinPause, KeyWorkerRecoveryTimeout,
-	KeyWriteBufferSize, KeyWriteBufferFlushInterval, KeyBytesPerTask,
+	KeyWriteBufferSize, KeyWriteBufferFlushInterval, KeyWriteRetryAttempts, KeyBytesPerTask,
 	KeyDefaultMaxParallelism, KeyRestartStrategy, KeyRestartAttempts,
 	KeyRestartDelay, KeyHeartbeatInterval, KeyHeartbeatTimeout,
 }
@@ -154,6 +163,13 @@ func (s *Settings) Set(key, value string) error {
 		default:
 			err = fmt.Errorf("want %q or %q, got %q", RestartFixedDelay, RestartNone, value)
 		}
+	case KeyWriteRetryAttempts:
+		var n int64
+		n, err = strconv.ParseInt(strings.TrimSpace(value), 10, 32)
+		if err != nil || n < 1 || n > 1000 {
+			err = fmt.Errorf("want a number from 1 to 1000, got %q", value)
+		}
+		s.WriteRetryAttempts = int(n)
 	case KeyRestartAttempts:
 		var n int64
 		n, err = strconv.ParseInt(strings.TrimSpace(value), 10, 32)
@@ -263,4 +279,9 @@ func splitNumber(s string) (num, unit string) {
 		i++
 	}
 	return s[:i], strings.TrimSpace(s[i:])
+}
+
+// retryPolicy is the event log writer's retry policy of these settings.
+func (s *Settings) retryPolicy() blob.RetryPolicy {
+	return blob.RetryPolicy{Attempts: s.WriteRetryAttempts}
 }
