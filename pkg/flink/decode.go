@@ -36,6 +36,11 @@ func decodePayload(typ int32, payload []byte, f *fastDecoder) (Event, error) {
 				return ev, nil
 			}
 		}
+		if f != nil && typ == TypeJobVertexInitialized {
+			if ev, ok := f.jobVertexInitialized(payload); ok {
+				return ev, nil
+			}
+		}
 		v, err := javaser.DecodeObject(payload, nil)
 		if err != nil {
 			return nil, err

@@ -32,6 +32,14 @@ type fastDecoder struct {
 	// its handle (-1 if none), for the reference that follows it.
 	inet       javaser.InetAddress
 	inetHandle int
+	// ranges are the IndexRanges of a type 3 stream read so far, by
+	// handle, for the references to them.
+	ranges []handleRange
+}
+
+type handleRange struct {
+	handle int
+	r      IndexRange
 }
 
 var fastDecoders = sync.Pool{New: func() any { return new(fastDecoder) }}
@@ -169,9 +177,96 @@ func (f *fastDecoder) hashMap() int {
 	if !f.begin(&shapeHashMap) {
 		return 0
 	}
+	return f.hashMapSize()
+}
+
+// hashMapSize reads the fields of a HashMap begun and the size its
+// writeObject wrote.
+func (f *fastDecoder) hashMapSize() int {
 	f.int32() // loadFactor
 	f.int32() // threshold
 	return f.blockInt32s(8)
+}
+
+// mapKind is the class of a map anyMap began.
+type mapKind struct {
+	class   int  // mapHash, ...
+	wrapped bool // in Collections.unmodifiableMap
+}
+
+const (
+	mapHash = iota
+	mapLinked
+	mapEmpty
+	mapSingleton
+)
+
+// anyMap begins a HashMap, a LinkedHashMap, Collections.emptyMap() or
+// Collections.singletonMap(), maybe in Collections.unmodifiableMap(), as
+// javaser.AsMap reads them, and returns its kind and size; the caller
+// reads the keys and values (for a singleton map, its k and v fields) and
+// calls endAnyMap.
+func (f *fastDecoder) anyMap() (mapKind, int) {
+	var k mapKind
+	if f.failed {
+		return k, 0
+	}
+	h, err := f.d.BeginObject()
+	if err == nil && f.match(&shapeUnmodifiableMap, h.Class) {
+		k.wrapped = true
+		h, err = f.d.BeginObject()
+	}
+	if err != nil {
+		f.failed = true
+		return k, 0
+	}
+	switch cd := h.Class; {
+	case f.match(&shapeHashMap, cd):
+		return k, f.hashMapSize()
+	case cd.Super != nil && shapeLinkedHashMap.matchesOwn(cd) && f.match(&shapeHashMap, cd.Super):
+		k.class = mapLinked
+		return k, f.hashMapSize()
+	case f.match(&shapeEmptyMap, cd):
+		k.class = mapEmpty
+		return k, 0
+	case f.match(&shapeSingletonMap, cd):
+		k.class = mapSingleton
+		return k, 1
+	}
+	f.failed = true
+	return k, 0
+}
+
+// endAnyMap ends a map begun by anyMap.
+func (f *fastDecoder) endAnyMap(k mapKind) {
+	switch k.class {
+	case mapHash:
+		f.endMap()
+	case mapLinked:
+		if !f.failed {
+			f.check(f.d.ReadEndBlockData())
+		}
+		if !f.failed {
+			_, err := f.d.ReadBool() // accessOrder
+			f.check(err)
+		}
+		f.end()
+	default:
+		f.end()
+	}
+	if k.wrapped {
+		f.end()
+	}
+}
+
+// arrayList begins a java.util.ArrayList and reads its size; the caller
+// reads the elements and calls endMap.
+func (f *fastDecoder) arrayList() int {
+	if !f.begin(&shapeArrayList) {
+		return 0
+	}
+	f.int32() // size, written again in the block
+	return f.blockInt32s(4)
 }
 
 // blockInt32s reads block data of n bytes (an int capacity, if n is 8,

@@ -227,11 +227,10 @@ func (f *fastDecoder) coordinatorSnapshots(b []byte) ([]CoordinatorSnapshot, boo
 // vertexReset reads the stream of a type 2 record.
 func (f *fastDecoder) vertexReset(b []byte) (*VertexReset, bool) {
 	f.reset(b)
-	if !f.begin(&shapeReset) || !f.begin(&shapeArrayList) {
+	if !f.begin(&shapeReset) {
 		return nil, false
 	}
-	f.int32() // size
-	n := f.blockInt32s(4)
+	n := f.arrayList()
 	ev := &VertexReset{Vertices: make([]ExecutionVertexID, 0, min(n, len(b)/8))}
 	for i := 0; i < n && !f.failed; i++ {
 		ev.Vertices = append(ev.Vertices, f.vertexID())
@@ -239,4 +238,94 @@ func (f *fastDecoder) vertexReset(b []byte) (*VertexReset, bool) {
 	f.endMap()
 	f.end()
 	return ev, !f.failed
+}
+
+// jobVertexInitialized reads the stream of a type 3 record.
+func (f *fastDecoder) jobVertexInitialized(b []byte) (*JobVertexInitialized, bool) {
+	f.reset(b)
+	f.ranges = f.ranges[:0]
+	if !f.begin(&shapeInitialized) {
+		return nil, false
+	}
+	ev := &JobVertexInitialized{Parallelism: f.int32(), JobVertexID: f.id()}
+	null, kind, n := f.null(), mapKind{}, 0
+	if !null {
+		kind, n = f.anyMap()
+	}
+	ev.Inputs = make([]VertexInput, 0, min(n, len(b)/8))
+	for i := 0; i < n && !f.failed; i++ {
+		in := VertexInput{DataSetID: f.id()}
+		if f.begin(&shapeJobVertexInput) {
+			m := f.arrayList()
+			in.Subtasks = make([]SubtaskInput, 0, min(m, len(b)/8))
+			for j := 0; j < m && !f.failed; j++ {
+				in.Subtasks = append(in.Subtasks, f.subtaskInput())
+			}
+			f.endMap()
+			f.end()
+		}
+		ev.Inputs = append(ev.Inputs, in)
+	}
+	if !null {
+		f.endAnyMap(kind)
+	}
+	f.end()
+	return ev, !f.failed
+}
+
+// subtaskInput reads an ExecutionVertexInputInfo in Flink 1.20's form or
+// 2.x's.
+func (f *fastDecoder) subtaskInput() (s SubtaskInput) {
+	if f.failed {
+		return s
+	}
+	h, err := f.d.BeginObject()
+	if err != nil {
+		f.failed = true
+		return s
+	}
+	switch {
+	case f.match(&shapeVertexInput120, h.Class):
+		s.SubtaskIndex = f.int32()
+		g := ConsumedGroup{Partitions: f.indexRange(), Subpartitions: f.indexRange()}
+		s.Groups = []ConsumedGroup{g}
+	case f.match(&shapeVertexInput2, h.Class):
+		s.SubtaskIndex = f.int32()
+		kind, n := f.anyMap()
+		s.Groups = make([]ConsumedGroup, 0, min(n, 1<<16))
+		for i := 0; i < n && !f.failed; i++ {
+			s.Groups = append(s.Groups, ConsumedGroup{Partitions: f.indexRange(), Subpartitions: f.indexRange()})
+		}
+		f.endAnyMap(kind)
+	default:
+		f.failed = true
+	}
+	f.end()
+	return s
+}
+
+// indexRange reads an IndexRange, or a reference to one read before.
+func (f *fastDecoder) indexRange() IndexRange {
+	if f.failed {
+		return IndexRange{}
+	}
+	if f.d.PeekCode() == javaser.CodeReference {
+		h, _, built, err := f.d.ReadReference()
+		for _, r := range f.ranges {
+			if err == nil && !built && r.handle == h {
+				return r.r
+			}
+		}
+		f.failed = true
+		return IndexRange{}
+	}
+	h, err := f.d.BeginObject()
+	if err != nil || !f.match(&shapeIndexRange, h.Class) {
+		f.failed = true
+		return IndexRange{}
+	}
+	r := IndexRange{End: f.int32(), Start: f.int32()}
+	f.end()
+	f.ranges = append(f.ranges, handleRange{h.Handle, r})
+	return r
 }

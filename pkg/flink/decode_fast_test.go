@@ -47,7 +47,7 @@ func filePayloads(data []byte) (types []int32, payloads [][]byte) {
 // TestDecodePayload_TypedEqualsGeneric decodes every record of the
 // fixtures and of the real Flink files with the typed reader and with the
 // generic reader alone: the events must be equal. The typed reader must
-// read the type 1 and 2 streams of every real file itself.
+// read every stream of the real files itself.
 func TestDecodePayload_TypedEqualsGeneric(t *testing.T) {
 	files, real := payloadFiles(t)
 	f := new(fastDecoder)
@@ -98,7 +98,7 @@ func TestDecodePayload_TypedEqualsGenericDamaged(t *testing.T) {
 }
 
 // typedReads reports whether the typed reader reads the record's streams
-// without the generic reader (type 3 records are not its to read).
+// without the generic reader.
 func typedReads(f *fastDecoder, typ int32, p []byte) bool {
 	switch typ {
 	case TypeVertexFinished:
@@ -114,8 +114,11 @@ func typedReads(f *fastDecoder, typ int32, p []byte) bool {
 	case TypeVertexReset:
 		_, ok := f.vertexReset(p)
 		return ok
+	case TypeJobVertexInitialized:
+		_, ok := f.jobVertexInitialized(p)
+		return ok
 	}
-	return true
+	return false
 }
 
 // compareDecoders fails t unless the typed and the generic reader decode

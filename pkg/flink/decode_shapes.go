@@ -65,14 +65,43 @@ var (
 		{'L', "executionVertexIds"}}}
 	shapeArrayList = shape{15, "java.util.ArrayList", writeMethod, []fieldSpec{
 		{'I', "size"}}}
+	shapeInitialized = shape{16, classInitialized, serializable, []fieldSpec{
+		{'I', "parallelism"}, {'L', "jobVertexId"}, {'L', "jobVertexInputInfos"}}}
+	shapeJobVertexInput = shape{17, classJobVertexInput, serializable, []fieldSpec{
+		{'L', "executionVertexInputInfos"}}}
+	// shapeVertexInput120 and shapeVertexInput2 are Flink 1.20's and 2.x's
+	// ExecutionVertexInputInfo.
+	shapeVertexInput120 = shape{18, classVertexInput, serializable, []fieldSpec{
+		{'I', "subtaskIndex"}, {'L', "partitionIndexRange"}, {'L', "subpartitionIndexRange"}}}
+	shapeVertexInput2 = shape{19, classVertexInput, serializable, []fieldSpec{
+		{'I', "subtaskIndex"}, {'L', "consumedSubpartitionGroups"}}}
+	shapeIndexRange = shape{20, classIndexRange, serializable, []fieldSpec{
+		{'I', "endIndex"}, {'I', "startIndex"}}}
+	shapeEmptyMap     = shape{21, "java.util.Collections$EmptyMap", serializable, nil}
+	shapeSingletonMap = shape{22, "java.util.Collections$SingletonMap", serializable, []fieldSpec{
+		{'L', "k"}, {'L', "v"}}}
+	// shapeLinkedHashMap is LinkedHashMap's own part; its superclass is
+	// shapeHashMap.
+	shapeLinkedHashMap = shape{23, "java.util.LinkedHashMap", serializable, []fieldSpec{
+		{'Z', "accessOrder"}}}
 )
 
+// shapeUnmodifiableMap is Collections.unmodifiableMap's wrapper.
+var shapeUnmodifiableMap = shape{24, "java.util.Collections$UnmodifiableMap", serializable, []fieldSpec{
+	{'L', "m"}}}
+
 // numShapes is the number of shapes (the length of fastDecoder.seen).
-const numShapes = 16
+const numShapes = 25
 
 // matches reports whether cd has exactly shape s (and no superclass).
 func (s *shape) matches(cd *javaser.ClassDesc) bool {
-	if cd.Name != s.name || cd.Flags != s.flags || cd.Super != nil || len(cd.Fields) != len(s.fields) {
+	return cd.Super == nil && s.matchesOwn(cd)
+}
+
+// matchesOwn reports whether cd's own name, flags and fields are those of
+// shape s, whatever its superclass.
+func (s *shape) matchesOwn(cd *javaser.ClassDesc) bool {
+	if cd.Name != s.name || cd.Flags != s.flags || len(cd.Fields) != len(s.fields) {
 		return false
 	}
 	for i, f := range s.fields {
