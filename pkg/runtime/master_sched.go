@@ -178,14 +178,8 @@ func (m *master) deploy(ctx context.Context, v *vertexRun, i int32, w *workerRef
 	m.running++
 	m.stats.deployed++
 	if err := w.link.deploy(ctx, d); err != nil {
-		w.busy--
-		m.running--
-		rep := &taskReport{Job: m.job, Epoch: m.epoch, Worker: w.id, attemptRef: d.ref(),
-			Error: fmt.Sprintf("deploy to worker %s: %v", w.id, err)}
-		if err := m.failed(ctx, v, i, rep); err != nil {
-			return err
-		}
-		return m.loseWorker(ctx, w.id, err)
+		// The attempt fails with the worker, in its one failover.
+		return m.loseWorker(ctx, w.id, fmt.Errorf("deploy %s: %w", d.ref(), err))
 	}
 	return nil
 }
@@ -396,8 +390,17 @@ func (m *master) handleSplit(_ context.Context, req splitRequest) (splitReply, e
 	return splitReply{Split: split, OK: ok}, nil
 }
 
-// loseWorker gives up a worker: its running attempts fail, its partitions
-// are no longer known (their consumers will report partition-not-found).
+// ReasonWorkerLost is the reason of the one subtasks_reset a master writes
+// when it gives a worker up.
+const ReasonWorkerLost = "worker_lost"
+
+// loseWorker gives up a worker as one failure, one failover of the
+// restart strategy whatever the worker ran or held, as Flink restarts the
+// affected regions once: each attempt running there fails
+// (subtask_failed), and one subtasks_reset resets them together with the
+// producers of the partitions it held that are still to be read, and what
+// is downstream of those (what a partition-not-found would reset, once per
+// partition, if they were left to be found missing).
 func (m *master) loseWorker(ctx context.Context, id string, cause error) error {
 	w := m.workers[id]
 	if w == nil {
@@ -405,24 +408,49 @@ func (m *master) loseWorker(ctx context.Context, id string, cause error) error {
 	}
 	delete(m.workers, id)
 	m.logf("worker %s lost: %v", id, cause)
+	var lost []format.SubtaskRef
 	for p, holder := range m.partLoc {
-		if holder == w {
-			delete(m.partLoc, p)
+		if holder != w {
+			continue
+		}
+		delete(m.partLoc, p)
+		if m.isCurrent(p) && m.stillRead(p) {
+			lost = append(lost, format.SubtaskRef{Vertex: p.Vertex, Subtask: p.Subtask})
 		}
 	}
+	msg := fmt.Sprintf("worker %s lost: %v", id, cause)
+	var refs []format.SubtaskRef
 	for _, v := range m.vertices {
 		for i := range v.subs {
 			s := &v.subs[i]
-			if s.status == subRunning && s.worker == id {
-				m.running--
-				rep := &taskReport{Job: m.job, Epoch: m.epoch, Worker: id,
-					attemptRef: attemptRef{Vertex: v.spec.ID, Subtask: int32(i), Attempt: s.attempt},
-					Error:      fmt.Sprintf("worker %s lost: %v", id, cause)}
-				if err := m.failed(ctx, v, int32(i), rep); err != nil {
-					return err
-				}
+			if s.status != subRunning || s.worker != id {
+				continue
 			}
+			m.running--
+			s.status = subCreated
+			if err := m.emit(format.Event{Kind: format.KindSubtaskFailed, Vertex: v.spec.ID, Subtask: int32(i), Attempt: s.attempt, Worker: id, Error: msg}); err != nil {
+				return err
+			}
+			refs = append(refs, format.SubtaskRef{Vertex: v.spec.ID, Subtask: int32(i)})
 		}
 	}
-	return nil
+	if len(lost) > 0 {
+		refs = mergeRefs(refs, m.state.ExpandReset(lost, m.deferred))
+	}
+	if len(refs) == 0 {
+		return nil // it ran nothing, and held nothing still to be read
+	}
+	m.failovers++
+	st := m.spec.Settings
+	if st.RestartStrategy == RestartNone || m.failovers > st.RestartAttempts {
+		return m.failJob(ctx, fmt.Errorf("%s (restart strategy %s: %d failovers allowed)", msg, st.RestartStrategy, st.RestartAttempts))
+	}
+	return m.reset(ctx, m.sortedRefs(refs), ReasonWorkerLost, st.RestartDelay)
+}
+
+// stillRead reports whether partition p may still be read: its consumer
+// has not finished every subtask.
+func (m *master) stillRead(p partID) bool {
+	c := m.byID[p.Consumer]
+	return c != nil && !c.done()
 }

@@ -1,0 +1,110 @@
+package runtime
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/jobevent/jobevent/pkg/format"
+)
+
+// TestProcess_WorkerLossIsOneFailover kills a worker that holds finished
+// partitions and runs attempts, with the restart strategy's defaults (3
+// failovers). The master gives it up when its heartbeats stop: one
+// failover, one subtasks_reset of what ran there and of the producers of
+// what it held, and the job finishes on the other worker. Counted one
+// attempt and one found-missing partition at a time, this loss alone was
+// more failovers than the strategy allows.
+func TestProcess_WorkerLossIsOneFailover(t *testing.T) {
+	spec, err := ParseSpec("loss.yaml", []byte(`job: loss
+vertices:
+  - {id: numbers, operator: sequence, args: {to: 99, splits: 8}, parallelism: 8}
+  - {id: wait, operator: test_gate, args: {name: worker-loss}, parallelism: 8}
+edges:
+  - {from: numbers, to: wait, pattern: all_to_all}
+settings:
+  heartbeat.interval: 30ms
+  heartbeat.timeout: 1s
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := spec.Settings; st.RestartAttempts != 3 || st.RestartStrategy != RestartFixedDelay {
+		t.Fatalf("restart strategy %s/%d, want the defaults", st.RestartStrategy, st.RestartAttempts)
+	}
+	entered, open := newGate("worker-loss")
+	defer open()
+	dir := t.TempDir()
+	c := newProcessCluster(t, dir, "loss")
+	kill := map[string]func(){"w1": c.worker("w1"), "w2": c.worker("w2")}
+	ctx, cancel := context.WithTimeout(context.Background(), processDeadline)
+	defer cancel()
+	stderr := newLockedBuffer()
+	type result struct {
+		sum *Summary
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		sum, err := RunMaster(ctx, MasterOptions{Spec: spec, Events: c.url, Token: c.token, Dir: dir, Stderr: stderr})
+		done <- result{sum, err}
+	}()
+	select {
+	case <-entered: // every numbers subtask finished: its partitions are on disk
+	case <-ctx.Done():
+		t.Fatal("the gate was never reached")
+	}
+	victim := ""
+	for _, w := range []string{"w1", "w2"} {
+		if countFiles(t, filepath.Join(dir, "work", w)) > 0 {
+			victim = w
+			break
+		}
+	}
+	if victim == "" {
+		t.Fatal("no worker holds a partition")
+	}
+	kill[victim]()
+	stderr.waitFor(ctx, t, "worker "+victim+" lost")
+	open()
+	var r result
+	select {
+	case r = <-done:
+	case <-ctx.Done():
+		t.Fatal("the master did not finish")
+	}
+	if r.err != nil || r.sum.Status != format.StatusFinished {
+		t.Fatalf("master = %+v, %v; want the job finished\n%s", r.sum, r.err, stderr.String())
+	}
+	c.wait()
+	var resets []string
+	for _, e := range readLog(t, c.url) {
+		if e.Kind == format.KindSubtasksReset {
+			resets = append(resets, e.Reason)
+		}
+	}
+	if len(resets) != 1 || resets[0] != ReasonWorkerLost {
+		t.Fatalf("resets %v, want one %s", resets, ReasonWorkerLost)
+	}
+}
+
+// countFiles counts the regular files under dir.
+func countFiles(t *testing.T, dir string) int {
+	t.Helper()
+	n := 0
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.Type().IsRegular() && !strings.HasPrefix(d.Name(), ".") {
+			n++
+		}
+		return nil
+	})
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	return n
+}
