@@ -94,8 +94,8 @@ func TestDrill_Report(t *testing.T) {
 func TestDrill_FailsOnMismatch(t *testing.T) {
 	drillTemp(t)
 	keep := t.TempDir()
-	drillPlanner = func(s *replay.State, a replay.Availability) *replay.RecoveryPlan {
-		p := replay.Plan(s, a)
+	drillPlanner = func(s *replay.State, a replay.Availability, o replay.PlanOptions) *replay.RecoveryPlan {
+		p := replay.PlanRecovery(s, a, o)
 		rows := append([]replay.SubtaskPlan(nil), p.Subtasks...)
 		for i := range rows {
 			if rows[i].Decision != replay.DecisionKeep {
@@ -136,5 +136,20 @@ func TestDrill_UsageErrors(t *testing.T) {
 		{[]string{"drill", drillSpec, "--at", "900"}, "no crash point: [900] names no seq of the clean log (1 to 42)"},
 	} {
 		runCLI(t, tc.args...).wantOneLineError(t, 2, tc.want)
+	}
+}
+
+// TestDrill_RecoveryDisabled drills a job whose spec switches recovery
+// off: the dry run reads the setting from the log's job.yaml and predicts
+// every full restart.
+func TestDrill_RecoveryDisabled(t *testing.T) {
+	drillTemp(t)
+	r := runCLI(t, "drill", "../../testdata/jobs/shuffle-no-recovery.yaml", "--faults", "master", "--points", "5", "--format", "json").wantCode(t, 0)
+	var res drill.Result
+	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil {
+		t.Fatalf("stdout is not the JSON of a drill: %v\n%s", err, r.stdout)
+	}
+	if !res.Verdict.OK || len(res.Cases) == 0 {
+		t.Fatalf("verdict %s with %d cases, want every case passed", res.Verdict, len(res.Cases))
 	}
 }

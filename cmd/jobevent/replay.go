@@ -3,16 +3,20 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/jobevent/jobevent/pkg/blob"
 	"github.com/jobevent/jobevent/pkg/format"
 	"github.com/jobevent/jobevent/pkg/replay"
+	"github.com/jobevent/jobevent/pkg/runtime"
 )
 
 // recoverJob recovers the job of a log for real, the same as
@@ -25,7 +29,8 @@ func newReplayCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "replay",
 		Usage: "say which subtasks a master failover would keep, rerun or run, and why",
-		UsageText: "jobevent replay LOG --dry-run [--at SEQ] [--lost-worker W]... [--lost-partition V/I]... [--no-workers] [--available FILE] [--verbose] [--sweep [--points N]] [--format table|json]\n\n" +
+		UsageText: "jobevent replay LOG --dry-run [--at SEQ] [--lost-worker W]... [--lost-partition V/I]... [--no-workers] [--available FILE] [--verbose] [--sweep [--points N]] [--format table|json]\n" +
+			"   jobevent replay LOG [--work-dir DIR] [--workers N] [--slots N] [--format table|json]\n\n" +
 			"EXAMPLES:\n" +
 			"   jobevent replay testdata/logs/failover.jsonl --dry-run --sweep --points 20\n" +
 			"   jobevent replay file:///var/lib/jobevent?prefix=jobs/wordcount/ --dry-run\n" +
@@ -37,10 +42,20 @@ func newReplayCommand() *cli.Command {
 			"list of {\"vertex\",\"subtask\",\"attempt\",\"consumer\",\"worker\"}) replaces that base,\n" +
 			"--no-workers empties it, and --lost-worker / --lost-partition subtract from it.\n" +
 			"The table shows keep/rerun/run counts per vertex and the reruns with their reasons\n" +
-			"(--verbose: every subtask). Without --dry-run, replay recovers the job for real from the\n" +
-			"log and its job.yaml (the same as \"jobevent run --resume\").\n" +
+			"(--verbose: every subtask). The plan reads the job's settings from the job.yaml stored in\n" +
+			"the log: with execution.batch.job-recovery.enabled false it is a full restart\n" +
+			"(recovery_disabled); a log that cannot be replayed is one too (log_unreadable); a job the\n" +
+			"log ends runs nothing. A .jsonl log holds no job.yaml: its plan assumes recovery enabled.\n" +
 			"--sweep folds the log once and calls the same plan after each sampled event (up to --at),\n" +
-			"with the same availability flags: the exposure curve, what a failover would cost then.",
+			"with the same availability flags: the exposure curve, what a failover would cost then; the\n" +
+			"most exposed point is the one that would redo the most task-seconds (then bytes, then\n" +
+			"subtasks), as in \"jobevent timeline\".\n\n" +
+			"Without --dry-run, replay recovers the job for real from the log and its job.yaml (the same\n" +
+			"as \"jobevent run --resume\", with the same --work-dir, --workers and --slots: give the\n" +
+			"--work-dir the job ran with, or its partitions are not found). The what-if flags (--at,\n" +
+			"--lost-worker, --lost-partition, --no-workers, --available, --verbose, --sweep, --points)\n" +
+			"then are a usage error: add --dry-run. A .jsonl log is read-only: import it first\n" +
+			"(jobevent import FILE.jsonl LOG).",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "dry-run", Usage: "print the plan; change nothing"},
 			&cli.Int64Flag{Name: "at", Usage: "plan as if the master died after event `SEQ`", DefaultText: "the last"},
@@ -51,34 +66,44 @@ func newReplayCommand() *cli.Command {
 			&cli.BoolFlag{Name: "verbose", Usage: "table: list every subtask, not only the reruns"},
 			&cli.BoolFlag{Name: "sweep", Usage: "print the exposure sweep: the plan's cost as if the master died after each sampled event"},
 			&cli.IntFlag{Name: "points", Usage: "--sweep: at most `N` points, evenly spaced (0: every event)", Value: defaultSweepPoints},
+			&cli.StringFlag{Name: "work-dir", Usage: "without --dry-run: `DIR` for the workers' partitions, as given to run", DefaultText: "./jobevents-work"},
+			&cli.IntFlag{Name: "workers", Usage: "without --dry-run: number of in-process workers `N`", Value: 2},
+			&cli.IntFlag{Name: "slots", Usage: "without --dry-run: slots `N` per worker", Value: 2},
 			formatFlag("table", "json"),
 		},
 		Action: runReplay,
 	}
 }
 
+// whatIfFlags are the flags of the dry run alone: without --dry-run they
+// are a usage error, never ignored.
+var whatIfFlags = []string{"at", "lost-worker", "lost-partition", "no-workers", "available", "verbose", "sweep", "points"}
+
+// realFlags are the flags of a real recovery alone.
+var realFlags = []string{"work-dir", "workers", "slots"}
+
 func runReplay(c *cli.Context) error {
 	if err := wantArgs(c, 1, 1); err != nil {
 		return err
+	}
+	if !c.Bool("dry-run") {
+		return runRecover(c)
+	}
+	for _, name := range realFlags {
+		if c.IsSet(name) {
+			return usagef(c, "--%s applies to a real recovery (replay without --dry-run); the dry run uses no workers", name)
+		}
 	}
 	opts, err := availabilityOptions(c)
 	if err != nil {
 		return err
 	}
 	at := c.Int64("at")
-	if at < 0 {
-		return usagef(c, "bad --at %d: want a seq >= 0", at)
+	if c.IsSet("at") && at < 1 {
+		return usagef(c, "bad --at %d: want the seq of an event (1 or more); leave --at out to plan after the last event", at)
 	}
-	if c.Bool("sweep") && !c.Bool("dry-run") {
-		return usagef(c, "--sweep needs --dry-run")
-	}
-	if !c.Bool("dry-run") {
-		if recoverJob == nil {
-			return fmt.Errorf("replay: recovering for real is not available in this build; use --dry-run to print the plan, or \"jobevent run SPEC --resume\"")
-		}
-		return recoverJob(c, c.Args().First())
-	}
-	src, err := openSource(c.Context, c.Args().First(), sourceOptions{until: at})
+	arg := c.Args().First()
+	src, err := openSource(c.Context, arg, sourceOptions{until: at})
 	if err != nil {
 		return err
 	}
@@ -86,20 +111,94 @@ func runReplay(c *cli.Context) error {
 	if c.Bool("sweep") {
 		return runSweep(c, src, replay.SweepOptions{Until: at, Available: opts})
 	}
+	po, err := dryRunOptions(c, src)
+	if err != nil {
+		return err
+	}
 	st, err := replay.Fold(src, at)
 	printNotices(c.App.ErrWriter, src.Notices())
 	if err != nil {
-		return err
+		if !unreadable(src, err) {
+			return err
+		}
+		warnf(c.App.ErrWriter, "%v: a resumed master cannot replay the log and restarts the job (log_unreadable); the plan covers what could be read", err)
+		po.LogUnreadable = true
+	}
+	if _, ok := src.(*blobSource); !ok {
+		fmt.Fprintf(c.App.ErrWriter, "jobevent: note: %s is a .jsonl log, which holds no job.yaml: the plan assumes the job's recovery is enabled (execution.batch.job-recovery.enabled: true, the default)\n", arg)
+	}
+	if at > st.LastSeq() && !po.LogUnreadable {
+		warnf(c.App.ErrWriter, "--at %d is past the end of the log (seq %d): planning after the last event", at, st.LastSeq())
 	}
 	avail, err := replay.BuildAvailability(st, opts)
 	if err != nil {
 		return usagef(c, "%v", err)
 	}
-	plan := replay.Plan(st, avail)
+	warnUnmatched(c, opts.Unmatched(st))
+	plan := replay.PlanRecovery(st, avail, po)
 	if c.String("format") == "json" {
 		return writeJSON(c.App.Writer, plan)
 	}
-	return printPlanTable(c, plan, c.Bool("verbose"))
+	return printPlanTable(c, plan, c.Bool("verbose"), opts.LostPartitions)
+}
+
+// runRecover is replay without --dry-run: the job recovered for real.
+func runRecover(c *cli.Context) error {
+	for _, name := range whatIfFlags {
+		if c.IsSet(name) {
+			return usagef(c, "--%s needs --dry-run: it is a what-if flag of the dry run; add --dry-run to print the plan (without it, replay recovers the job for real)", name)
+		}
+	}
+	arg := c.Args().First()
+	if isJSONLPath(arg) {
+		return usagef(c, "%s is a .jsonl log, which is read-only: it cannot be recovered in place; import it into a log first (jobevent import %s LOG), then run jobevent replay LOG", arg, arg)
+	}
+	if c.Int("workers") < 1 || c.Int("slots") < 1 {
+		return usagef(c, "--workers and --slots must be at least 1")
+	}
+	if recoverJob == nil {
+		return fmt.Errorf("replay: recovering for real is not available in this build; use --dry-run to print the plan, or \"jobevent run SPEC --resume\"")
+	}
+	return recoverJob(c, arg)
+}
+
+// dryRunOptions returns the plan options of the log's job.yaml, as a
+// recovering master reads them. A .jsonl log and a log without job.yaml
+// have none: the plan assumes the defaults (recovery enabled) and says so
+// on stderr (for a .jsonl log, runReplay does once the log is read).
+func dryRunOptions(c *cli.Context, src eventSource) (replay.PlanOptions, error) {
+	bs, ok := src.(*blobSource)
+	if !ok {
+		return replay.PlanOptions{}, nil // noted by jsonlAssumption once the log is read
+	}
+	po, found, err := runtime.LogPlanOptions(c.Context, bs.log)
+	if err != nil {
+		return po, err
+	}
+	if !found {
+		warnf(c.App.ErrWriter, "%s holds no job.yaml: the plan assumes the job's recovery is enabled (the default); a master cannot resume it without one", bs.log.URL())
+	}
+	return po, nil
+}
+
+// unreadable reports whether err, from folding src, means that a
+// recovering master could not replay the log either: a bucket log that is
+// corrupt or of an unknown major version. A .jsonl log is not recovered
+// in place: its errors stay errors.
+func unreadable(src eventSource, err error) bool {
+	if _, ok := src.(*blobSource); !ok {
+		return false
+	}
+	return blob.IsCorrupt(err) || errors.Is(err, format.ErrUnknownVersion)
+}
+
+// warnUnmatched warns about every what-if value that names nothing in the
+// log: it changes nothing, and is never silently ignored.
+func warnUnmatched(c *cli.Context, un []replay.Unmatched) {
+	flags := map[string]string{"LostWorkers": "--lost-worker", "LostPartitions": "--lost-partition", "Available": "--available entry"}
+	for _, u := range un {
+		warnf(c.App.ErrWriter, "%s %s names nothing in the log: %s", flags[u.Option], u.Value, u.Why)
+	}
 }
 
 // availabilityOptions maps replay's flags onto replay.AvailabilityOptions.
@@ -157,12 +256,27 @@ func readAvailable(file string) ([]replay.PartitionLoc, error) {
 	return locs, nil
 }
 
-func printPlanTable(c *cli.Context, p *replay.RecoveryPlan, verbose bool) error {
+func printPlanTable(c *cli.Context, p *replay.RecoveryPlan, verbose bool, lost []format.SubtaskRef) error {
 	w := c.App.Writer
-	fmt.Fprintf(w, "job %s, replayed to seq %d (epoch %d): keep %d, rerun %d, run %d\n\n",
+	fmt.Fprintf(w, "job %s, replayed to seq %d (epoch %d): keep %d, rerun %d, run %d\n",
 		p.Job, p.LastSeq, p.Epoch, p.Summary.Keep, p.Summary.Rerun, p.Summary.Run)
+	switch {
+	case p.Ended != "":
+		fmt.Fprintf(w, "the job already ended (%s): a resumed master runs nothing\n", p.Ended)
+	case p.FullRestart == replay.ReasonRecoveryDisabled:
+		fmt.Fprintln(w, "FULL RESTART: execution.batch.job-recovery.enabled is false in the job's settings: every subtask runs again")
+	case p.FullRestart == replay.ReasonLogUnreadable:
+		fmt.Fprintln(w, "FULL RESTART: the log cannot be replayed: the master restarts the job from its job.yaml, from attempt 0")
+	}
+	for _, note := range lostPartitionNotes(p, lost) {
+		fmt.Fprintln(w, note)
+	}
+	fmt.Fprintln(w)
 	if err := printVertexTable(w, p); err != nil {
 		return err
+	}
+	if p.Ended != "" {
+		return nil
 	}
 	var rows [][]string
 	for _, s := range p.Subtasks {
@@ -184,6 +298,33 @@ func printPlanTable(c *cli.Context, p *replay.RecoveryPlan, verbose bool) error 
 		return fmt.Errorf("replay: table: %w", err)
 	}
 	return nil
+}
+
+// lostPartitionNotes says, for each --lost-partition that changed nothing,
+// why: the subtask is kept (its partitions are optional: every subtask
+// reading them had finished and is kept), or it reruns or runs anyway.
+func lostPartitionNotes(p *replay.RecoveryPlan, lost []format.SubtaskRef) []string {
+	var out []string
+	for _, ref := range lost {
+		for _, s := range p.Subtasks {
+			if s.Vertex != ref.Vertex || s.Subtask != ref.Subtask || slices.Contains(s.Reasons, replay.ReasonPartitionLost) {
+				continue
+			}
+			why := ""
+			switch {
+			case s.Decision == replay.DecisionKeep:
+				why = "its partitions are optional (every subtask that reads them had finished and is kept), so it is kept"
+			case s.Decision == replay.DecisionRun:
+				why = "it never ran, so it has no partitions"
+			case !slices.Contains(s.Reasons, replay.ReasonRunningAtFailover) || p.FullRestart != "":
+				why = "it reruns anyway (" + strings.Join(s.Reasons, ", ") + ")"
+			default:
+				why = "it had not finished, so it has no partitions"
+			}
+			out = append(out, fmt.Sprintf("--lost-partition %s changed nothing: %s", ref, why))
+		}
+	}
+	return out
 }
 
 // printVertexTable writes one row per vertex with its decision counts.

@@ -33,6 +33,8 @@ type planView struct {
 		Rerun int `json:"rerun"`
 		Run   int `json:"run"`
 	} `json:"summary"`
+	Ended       string `json:"ended"`
+	FullRestart string `json:"full_restart"`
 }
 
 // decodePlan decodes the JSON plan of replay --dry-run --format json.
@@ -192,10 +194,28 @@ func TestReplay_Errors(t *testing.T) {
 	}
 	runCLI(t, "replay", logPath("bad-syntax.jsonl"), "--dry-run").wantOneLineError(t, 2, "line 5")
 	runCLI(t, "replay", filepath.Join(t.TempDir(), "none"), "--dry-run").wantOneLineError(t, 2, "no event log at")
+}
+
+// TestReplay_Unreadable: a bucket log that cannot be replayed is what the
+// master restarts in full: the dry run says so (log_unreadable), with the
+// damage named on stderr, instead of failing.
+func TestReplay_Unreadable(t *testing.T) {
 	dir := t.TempDir()
 	keys := writeSegments(t, dir, readEvents(t, "healthy.jsonl"), 10, 20)
 	flipByte(t, filepath.Join(dir, filepath.FromSlash(keys[1])))
-	runCLI(t, "replay", dir, "--dry-run").wantOneLineError(t, 2, keys[1])
+	r := runCLI(t, "replay", dir, "--dry-run", "--format", "json").wantCode(t, 0)
+	p := decodePlan(t, r.stdout)
+	if p.FullRestart != "log_unreadable" || p.Summary.Keep != 0 || p.Summary.Rerun != 3 {
+		t.Errorf("plan: full restart %q, summary %+v; want log_unreadable, source's 3 subtasks rerun", p.FullRestart, p.Summary)
+	}
+	for _, s := range p.Subtasks {
+		if s.Decision != "rerun" || s.Attempt != 0 || strings.Join(s.Reasons, ",") != "log_unreadable" {
+			t.Errorf("%s/%d: %s attempt %d %q, want rerun attempt 0 [log_unreadable]", s.Vertex, s.Subtask, s.Decision, s.Attempt, s.Reasons)
+		}
+	}
+	if !strings.Contains(r.stderr, keys[1]) || !strings.Contains(r.stderr, "log_unreadable") {
+		t.Errorf("stderr = %q, want the corrupt segment named and the full restart", r.stderr)
+	}
 }
 
 func TestReplay_WarningsNotInJSON(t *testing.T) {

@@ -100,15 +100,26 @@ func runRun(c *cli.Context) error {
 	if err = endBySignal(c, "", nil, "", err); sum == nil {
 		return err
 	}
+	var crash *runtime.CrashError
+	if k := opts.CrashAfterSeq; k > 0 && !errors.As(err, &crash) && sum.LastSeq < k {
+		fmt.Fprintf(c.App.ErrWriter, "jobevent: notice: the job ended (%s) at seq %d, before --crash-after-seq %d: the master did not crash\n", sum.Status, sum.LastSeq, k)
+	}
 	return reportRun(c, sum, err)
 }
 
 // recoverFromLog is "jobevent replay LOG" without --dry-run: the job of
 // LOG recovered for real with the embedded runtime, as "run --resume".
 func recoverFromLog(c *cli.Context, log string) error {
-	sum, err := runtime.Resume(c.Context, runtime.Options{Events: log, Stderr: c.App.ErrWriter, Cancel: interruptsOf(c.Context).Cancel()})
+	sum, err := runtime.Resume(c.Context, runtime.Options{
+		Events: log, Stderr: c.App.ErrWriter, Cancel: interruptsOf(c.Context).Cancel(),
+		WorkDir: c.String("work-dir"), Workers: c.Int("workers"), Slots: c.Int("slots"),
+	})
 	if sum != nil && sum.Status == "suspended" {
-		return endBySignal(c, sum.Log, []string{"jobevent", "replay", sum.Log}, "", err)
+		resume := []string{"jobevent", "replay", sum.Log}
+		if c.IsSet("work-dir") {
+			resume = append(resume, "--work-dir", c.String("work-dir"))
+		}
+		return endBySignal(c, sum.Log, resume, c.String("work-dir"), err)
 	}
 	if err = endBySignal(c, "", nil, "", err); sum == nil {
 		return err

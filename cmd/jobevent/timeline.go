@@ -189,13 +189,7 @@ func printSweep(w io.Writer, job string, points []replay.SweepPoint, cap int) er
 	if len(points) == 0 {
 		return nil
 	}
-	worst := 0
-	for i, p := range points {
-		if p.RerunSeconds > points[worst].RerunSeconds ||
-			(p.RerunSeconds == points[worst].RerunSeconds && p.RerunBytes > points[worst].RerunBytes) {
-			worst = i
-		}
-	}
+	worst, _ := replay.MostExposed(points) // the timeline's card names the same point
 	p := points[worst]
 	fmt.Fprintf(w, "most exposed: after seq %d (epoch %d, %s): rerun %d, redo %s of work and %s of results\n\n",
 		p.Seq, p.Epoch, p.Kind, p.Rerun, seconds(p.RerunSeconds), report.HumanBytes(p.RerunBytes))

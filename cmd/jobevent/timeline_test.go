@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -119,4 +120,22 @@ func TestReplay_SweepTable(t *testing.T) {
 	runCLI(t, "replay", logPath("failover.jsonl"), "--dry-run", "--sweep", "--points", "-3").wantOneLineError(t, 2, "bad --points")
 	runCLI(t, "replay", logPath("failover.jsonl"), "--dry-run", "--sweep", "--lost-partition", "nosuch/0").
 		wantOneLineError(t, 2, "unknown vertex")
+}
+
+// TestTimeline_MostExposedAsSweep: the timeline's "most exposed" card and
+// replay --dry-run --sweep name the same point of the same log
+// (replay.MostExposed).
+func TestTimeline_MostExposedAsSweep(t *testing.T) {
+	for _, log := range []string{"failover.jsonl", "running.jsonl", "no-batch-snapshot.jsonl"} {
+		sweep := runCLI(t, "replay", logPath(log), "--dry-run", "--sweep", "--points", "0").wantCode(t, 0).stdout
+		page := runCLI(t, "timeline", logPath(log), "--html", "-", "--points", "0").wantCode(t, 0).stdout
+		m := regexp.MustCompile(`most exposed: after seq (\d+) `).FindStringSubmatch(sweep)
+		n := regexp.MustCompile(`most exposed: reruns after seq (\d+)`).FindStringSubmatch(page)
+		if m == nil || n == nil {
+			t.Fatalf("%s: no most exposed point: sweep %v, timeline %v", log, m, n)
+		}
+		if m[1] != n[1] {
+			t.Errorf("%s: timeline's most exposed seq %s, sweep's %s", log, n[1], m[1])
+		}
+	}
 }

@@ -82,13 +82,8 @@ func writeCards(s *svgWriter, t *Timeline) {
 	if t.Stats != nil {
 		card(durationLabel(secs(t.Stats.Lost.TotalSeconds)), "lost to failovers")
 	}
-	worst := -1
-	for i, p := range t.Exposure {
-		if worst < 0 || p.Rerun > t.Exposure[worst].Rerun {
-			worst = i
-		}
-	}
-	if worst >= 0 {
+	// The point "replay --dry-run --sweep" reports too: the most work redone.
+	if worst, ok := replay.MostExposed(t.Exposure); ok {
 		card(strconv.Itoa(t.Exposure[worst].Rerun), fmt.Sprintf("most exposed: reruns after seq %d", t.Exposure[worst].Seq))
 	}
 	s.printf("</div>\n")

@@ -60,7 +60,7 @@ type planner struct {
 	kept                         int     // FINISHED subtasks not marked: an upper bound of keeps
 
 	full  uint8 // reason bits of a full restart (rDisabled, rUnreadable); 0: the rule applies
-	ended bool  // the log ends the job: no subtask rows
+	ended bool  // the log ends the job: rows for the finished entries only
 }
 
 // Per-subtask flags of a planner.
@@ -240,10 +240,10 @@ func (p *planner) result() *RecoveryPlan {
 		if still {
 			plan.deferred = append(plan.deferred, id)
 		}
-		if p.ended {
-			continue
-		}
 		for i := int32(0); i < vs.parallelism; i++ {
+			if p.ended && p.flags[vs.base+i]&fInMap == 0 {
+				continue // the job ended: nothing runs it
+			}
 			p.decide(plan, &sets, int32(v), i)
 		}
 	}
@@ -350,7 +350,8 @@ type RecoveryPlan struct {
 	Summary  Summary       `json:"summary"`
 	// Ended is the status of the log's job_finished (finished, failed or
 	// canceled) when the log already ends the job: a resumed master runs
-	// nothing, and the plan has no subtask rows. Empty while the job runs.
+	// nothing, and the plan's rows are the finished entries, kept; the
+	// other subtasks have no row. Empty while the job runs.
 	Ended string `json:"ended,omitempty"`
 	// FullRestart is the reason of a full restart (ReasonRecoveryDisabled
 	// or ReasonLogUnreadable, the first that holds), empty when the rule

@@ -28,8 +28,9 @@ type PlanOptions struct {
 //     cannot see the attempts; the rest run. No resets are logged: the
 //     master starts from the job's graph alone.
 //   - a job the log already ends (job_finished: finished, failed or
-//     canceled): nothing runs. The plan lists the vertices, no subtask,
-//     and says how the job ended (RecoveryPlan.Ended).
+//     canceled): nothing runs. The plan keeps the entries of the finished
+//     map, has no row for the other subtasks, and says how the job ended
+//     (RecoveryPlan.Ended).
 //   - recovery switched off (opts.RecoveryDisabled): a full restart. Every
 //     subtask that had started or finished reruns with its next attempt
 //     (reason recovery_disabled, then running_at_failover if its last
@@ -54,7 +55,7 @@ func PlanRecovery(s *State, avail Availability, opts PlanOptions) *RecoveryPlan 
 	p := newPlanner(s)
 	p.replay()
 	if ended {
-		p.ended = true
+		p.ended = true // the finished entries keep: fWill stays clear
 	} else {
 		p.full = full
 		for x := range p.flags {

@@ -2,6 +2,8 @@ package replay_test
 
 import (
 	"fmt"
+	"io"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -76,10 +78,22 @@ func TestPlanRecovery_Ended(t *testing.T) {
 	st := foldFile(t, "../../testdata/logs/healthy.jsonl", 0)
 	for _, opts := range []replay.PlanOptions{{}, {RecoveryDisabled: true}} {
 		plan := replay.PlanRecovery(st, replay.AllRecorded(st), opts)
-		if plan.Ended != format.StatusFinished || len(plan.Subtasks) != 0 || plan.Summary != (replay.Summary{}) || len(plan.Vertices) != 4 {
-			t.Errorf("%+v: ended %q, %d rows, summary %+v, %d vertices; want finished, nothing runs, 4 vertices",
+		if plan.Ended != format.StatusFinished || len(plan.Subtasks) != 10 || plan.Summary != (replay.Summary{Keep: 10}) || len(plan.Vertices) != 4 {
+			t.Errorf("%+v: ended %q, %d rows, summary %+v, %d vertices; want finished, every finished subtask kept, 4 vertices",
 				opts, plan.Ended, len(plan.Subtasks), plan.Summary, len(plan.Vertices))
 		}
+	}
+	// A failed job: the finished entries keep, the rest has no row.
+	events := readEventsFile(t, "../../testdata/logs/running.jsonl")
+	last := events[len(events)-1]
+	events = append(events, format.Event{Seq: last.Seq + 1, Epoch: last.Epoch, Time: last.Time, Kind: format.KindJobFinished, Job: last.Job, Status: format.StatusFailed})
+	failed, err := replay.Fold(&replay.SliceSource{Events: events}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := replay.PlanRecovery(failed, replay.AllRecorded(failed), replay.PlanOptions{})
+	if plan.Ended != format.StatusFailed || plan.Summary != (replay.Summary{Keep: 7}) || len(plan.Subtasks) != 7 {
+		t.Errorf("failed job: ended %q, summary %+v, %d rows; want failed, keep 7, nothing runs", plan.Ended, plan.Summary, len(plan.Subtasks))
 	}
 }
 
@@ -89,6 +103,28 @@ func TestPlanRecovery_Default(t *testing.T) {
 	a := replay.AllRecorded(st)
 	if got, want := rows(replay.PlanRecovery(st, a, replay.PlanOptions{})), rows(replay.Plan(st, a)); !reflect.DeepEqual(got, want) {
 		t.Fatalf("PlanRecovery = %q, want Plan's %q", got, want)
+	}
+}
+
+// readEventsFile reads every event of a JSONL file.
+func readEventsFile(t *testing.T, path string) []format.Event {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []format.Event
+	r := format.NewJSONReader(f)
+	for {
+		e, err := r.Next()
+		if err == io.EOF {
+			return out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, e)
 	}
 }
 

@@ -22,13 +22,13 @@ func predictedStarts(plan *replay.RecoveryPlan, graph *format.Graph, events []fo
 		return fullRestart(events, epoch)
 	}
 	out := starts{}
-	if plan.Ended != "" {
-		return out // the log ends the job: nothing runs
-	}
 	for _, s := range plan.Subtasks {
 		if s.Decision != replay.DecisionKeep {
 			out[format.SubtaskRef{Vertex: s.Vertex, Subtask: s.Subtask}] = s.Attempt
 		}
+	}
+	if plan.Ended != "" {
+		return out // the log ends the job: no vertex is initialized later
 	}
 	for _, v := range plan.Vertices {
 		if v.Initialized {

@@ -40,8 +40,10 @@ import (
 func checkPlan(dry *dryRun) []string {
 	f := newPlanFacts(dry)
 	var out []string
-	if st := dry.state.Status(); st != "" && !dry.opts.LogUnreadable && len(dry.plan.Subtasks) > 0 {
-		out = append(out, fmt.Sprintf("the log ends the job (%s), yet the plan has %d subtask rows", st, len(dry.plan.Subtasks)))
+	if st := dry.state.Status(); st != "" && !dry.opts.LogUnreadable {
+		if n := dry.plan.Summary.Rerun + dry.plan.Summary.Run; n > 0 || dry.plan.Ended != st {
+			out = append(out, fmt.Sprintf("the log ends the job (%s), yet the plan says ended %q and runs %d subtasks", st, dry.plan.Ended, n))
+		}
 	}
 	for _, row := range dry.plan.Subtasks {
 		if msg := f.check(row); msg != "" {
@@ -103,7 +105,7 @@ func (f *planFacts) check(row replay.SubtaskPlan) string {
 	switch row.Decision {
 	case replay.DecisionKeep:
 		switch {
-		case f.dry.opts != (replay.PlanOptions{}):
+		case f.dry.opts != (replay.PlanOptions{}) && f.dry.plan.Ended == "":
 			return "kept in a full restart"
 		case !inMap:
 			return "kept, but the log has no finished attempt of it"

@@ -26,7 +26,7 @@ func planOf(t *testing.T, events []format.Event, o replay.AvailabilityOptions) *
 	if err != nil {
 		t.Fatal(err)
 	}
-	dry.avail, dry.plan = a, replay.Plan(st, a)
+	dry.avail, dry.plan = a, replay.PlanRecovery(st, a, dry.opts)
 	return dry
 }
 
