@@ -53,12 +53,16 @@ func TestSegmentFixtures(t *testing.T) {
 	}
 }
 
-// TestSegmentFixtures_Current: the current version has a fixture, and a
-// segment written now has its page type.
+// TestSegmentFixtures_Current: the current version has a fixture, the
+// encoder writes it byte for byte, and a larger segment written now has
+// the version's page type.
 func TestSegmentFixtures_Current(t *testing.T) {
 	last := segmentFixtures[len(segmentFixtures)-1]
 	if last.version != SchemaVersion {
 		t.Fatalf("newest fixture is version %s, want %s (add one: go test -run TestGolden_Segment -update)", last.version, SchemaVersion)
+	}
+	if !bytes.Equal(encode(t, sampleEvents()), readFixture(t, last.path)) {
+		t.Fatalf("the segment written now differs from %s byte for byte: an encoder change (if intended, rerun with -update and review)", last.path)
 	}
 	checkDataPages(t, encode(t, realisticEvents(3000, 2)), last.dataPage)
 }

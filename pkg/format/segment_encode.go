@@ -45,18 +45,20 @@ var writerOptions = func() []parquet.WriterOption {
 	return opts
 }()
 
+// encodeBatch is the number of events encoded at a time: the values of a
+// batch are built for every column in one pass over the events, then
+// written column by column.
+const encodeBatch = segmentBatch
+
 // rowGroupRows bounds the rows of one row group, so that a large compacted
 // segment is split for readers that parallelize by row group.
 const rowGroupRows = 128 * 1024
 
 type segmentEncoder struct {
 	w         *parquet.Writer
-	groupRows int             // rows per row group; a multiple of segmentBatch
-	vals      []parquet.Value // one column of one batch
-	cols      [numColumns][]parquet.Value
-	sets      []fieldSet // per event of the batch
-	nano      []int64    // per event of the batch: time in nanoseconds
-	keys      []string   // scratch for sorted coordinator keys
+	groupRows int                         // rows per row group
+	cols      [numColumns][]parquet.Value // the values of one batch, by column
+	keys      []string                    // scratch for sorted coordinator keys
 }
 
 // encoders keeps segment encoders, with their column buffers, for reuse:
@@ -95,16 +97,18 @@ func encodeSegmentGroups(buf *bytes.Buffer, events []Event, version string, grou
 // encode writes one segment to buf and leaves enc ready for the next.
 func (enc *segmentEncoder) encode(buf *bytes.Buffer, events []Event) error {
 	enc.w.Reset(buf)
-	for start := 0; start < len(events); start += segmentBatch {
-		batch := events[start:min(start+segmentBatch, len(events))]
-		if err := enc.writeBatch(batch); err != nil {
+	for start := 0; start < len(events); {
+		// A batch ends at the end of its row group at the latest.
+		end := min(start+encodeBatch, len(events), (start/enc.groupRows+1)*enc.groupRows)
+		if err := enc.writeBatch(events[start:end]); err != nil {
 			return fmt.Errorf("format: encode segment: %w", err)
 		}
-		if end := start + len(batch); end%enc.groupRows == 0 && end < len(events) {
+		if end%enc.groupRows == 0 && end < len(events) {
 			if err := enc.w.Flush(); err != nil {
 				return fmt.Errorf("format: encode segment: %w", err)
 			}
 		}
+		start = end
 	}
 	if err := enc.w.Close(); err != nil {
 		return fmt.Errorf("format: encode segment: %w", err)
@@ -134,28 +138,109 @@ func detachColumnPaths(w *parquet.Writer) {
 	}
 }
 
+// writeBatch encodes a batch of events: one pass over the events appends
+// each event's value (or NULL, or list elements) to every column, then
+// each column goes to its column writer.
 func (enc *segmentEncoder) writeBatch(events []Event) error {
-	enc.sets, enc.nano = enc.sets[:0], enc.nano[:0]
+	for col := range enc.cols {
+		enc.cols[col] = enc.cols[col][:0]
+	}
 	for i := range events {
-		e := &events[i]
-		set, ok := e.Kind.fieldSet()
-		if !ok {
-			return fmt.Errorf("seq %d: unknown kind %q", e.Seq, e.Kind)
+		if err := enc.appendEvent(&events[i]); err != nil {
+			return err
 		}
-		ns, err := timeNanos(e.Time)
-		if err != nil {
-			return fmt.Errorf("seq %d: %w", e.Seq, err)
-		}
-		enc.sets, enc.nano = append(enc.sets, set), append(enc.nano, ns)
 	}
 	writers := enc.w.ColumnWriters()
 	for col := range numColumns {
-		enc.vals = enc.column(enc.vals[:0], col, events)
-		if _, err := writers[col].WriteRowValues(enc.vals); err != nil {
+		if _, err := writers[col].WriteRowValues(enc.cols[col]); err != nil {
 			return fmt.Errorf("column %s: %w", columnPaths[col], err)
 		}
 	}
 	return nil
+}
+
+// flatColumns are the optional columns that hold one value per event.
+var flatColumns = [...]int{colMaster, colRecovering, colVertex, colSubtask, colParallelism,
+	colAttempt, colWorker, colRecordsIn, colRecordsOut, colBytesIn, colBytesOut, colError,
+	colReason, colStatus}
+
+// listGroups are the leaf columns of each list of groups, with its field.
+var listGroups = [...]struct {
+	f    field
+	cols []int
+}{
+	{fieldGraph, vertexCols}, {fieldGraph, edgeCols}, {fieldPartitions, partitionCols},
+	{fieldSubtasks, subtaskCols}, {fieldCoordinators, coordinatorCols},
+}
+
+// appendEvent appends e's row to the columns of the batch. Values are
+// built with repetition level 0 and definition level 0 (NULL); only the
+// levels that differ are set. Column writers do not read the values'
+// column index.
+func (enc *segmentEncoder) appendEvent(e *Event) error {
+	set, ok := e.Kind.fieldSet()
+	if !ok {
+		return fmt.Errorf("seq %d: unknown kind %q", e.Seq, e.Kind)
+	}
+	ns, err := timeNanos(e.Time)
+	if err != nil {
+		return fmt.Errorf("seq %d: %w", e.Seq, err)
+	}
+	c := &enc.cols
+	c[colSeq] = append(c[colSeq], parquet.Int64Value(e.Seq))
+	c[colTime] = append(c[colTime], parquet.Int64Value(ns))
+	c[colEpoch] = append(c[colEpoch], parquet.Int32Value(e.Epoch))
+	c[colKind] = append(c[colKind], strValue(string(e.Kind)))
+	c[colJob] = append(c[colJob], strValue(e.Job))
+	for _, col := range flatColumns {
+		var v parquet.Value
+		if set.has(columnFields[col]) {
+			v = flatValue(e, col)
+			v.SetDefinitionLevel(1)
+		}
+		c[col] = append(c[col], v)
+	}
+	for _, g := range listGroups {
+		enc.appendList(e, set, g.f, g.cols)
+	}
+	return nil
+}
+
+// appendList appends e's elements of one list of groups to its columns:
+// NULL, an empty list, or one value per element and column.
+func (enc *segmentEncoder) appendList(e *Event, set fieldSet, f field, cols []int) {
+	c := &enc.cols
+	n := -1
+	if set.has(f) {
+		n = listCount(e, cols[0])
+	}
+	switch {
+	case n < 0:
+		for _, col := range cols {
+			c[col] = append(c[col], parquet.Value{})
+		}
+		return
+	case n == 0:
+		var empty parquet.Value
+		empty.SetDefinitionLevel(defEmpty)
+		for _, col := range cols {
+			c[col] = append(c[col], empty)
+		}
+		return
+	}
+	if f == fieldCoordinators {
+		enc.keys = sortedKeysInto(enc.keys[:0], e.Coordinators)
+	}
+	for _, col := range cols {
+		for j := range n {
+			v := listValue(e, col, j, enc.keys)
+			v.SetDefinitionLevel(defElement)
+			if j > 0 {
+				v.SetRepetitionLevel(1)
+			}
+			c[col] = append(c[col], v)
+		}
+	}
 }
 
 // stringBytes views s as bytes without copying; parquet-go copies values it
@@ -292,71 +377,6 @@ func listValue(e *Event, col, j int, keys []string) parquet.Value {
 		return parquet.ByteArrayValue(state)
 	}
 	panic(fmt.Sprintf("format: column %d is not a list", col))
-}
-
-// column appends the values of one column for a batch of events. Values
-// are built with repetition level 0 and definition level 0 (NULL); only
-// the levels that differ are set. Column writers do not read the values'
-// column index.
-func (enc *segmentEncoder) column(vs []parquet.Value, col int, events []Event) []parquet.Value {
-	f := columnFields[col]
-	switch {
-	case col == colTime:
-		for _, ns := range enc.nano {
-			vs = append(vs, parquet.Int64Value(ns))
-		}
-		return vs
-	case f == noField:
-		for i := range events {
-			vs = append(vs, flatValue(&events[i], col))
-		}
-		return vs
-	case col >= colVertexID && col <= colEdgePattern, f == fieldPartitions, f == fieldSubtasks, f == fieldCoordinators:
-		return enc.listColumn(vs, col, f, events)
-	}
-	for i := range events {
-		if !enc.sets[i].has(f) {
-			vs = append(vs, parquet.Value{})
-			continue
-		}
-		v := flatValue(&events[i], col)
-		v.SetDefinitionLevel(1)
-		vs = append(vs, v)
-	}
-	return vs
-}
-
-func (enc *segmentEncoder) listColumn(vs []parquet.Value, col int, f field, events []Event) []parquet.Value {
-	var empty parquet.Value
-	empty.SetDefinitionLevel(defEmpty)
-	for i := range events {
-		e := &events[i]
-		if !enc.sets[i].has(f) {
-			vs = append(vs, parquet.Value{})
-			continue
-		}
-		n := listCount(e, col)
-		switch {
-		case n < 0:
-			vs = append(vs, parquet.Value{})
-			continue
-		case n == 0:
-			vs = append(vs, empty)
-			continue
-		}
-		if f == fieldCoordinators {
-			enc.keys = sortedKeysInto(enc.keys[:0], e.Coordinators)
-		}
-		for j := range n {
-			v := listValue(e, col, j, enc.keys)
-			v.SetDefinitionLevel(defElement)
-			if j > 0 {
-				v.SetRepetitionLevel(1)
-			}
-			vs = append(vs, v)
-		}
-	}
-	return vs
 }
 
 func sortedKeysInto(keys []string, m map[string][]byte) []string {
