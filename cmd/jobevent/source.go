@@ -36,8 +36,9 @@ type sourceOptions struct {
 	since, until int64 // seq bounds, inclusive; 0 = unbounded
 	follow       bool  // keep reading new segments until ctx is done
 	poll         time.Duration
-	// anySeq lets a JSONL file hold seqs below 1, for validate, which
-	// reports them as findings; other commands refuse such a file.
+	// anySeq lets a JSONL file hold seqs below 1, and seqs that skip or
+	// repeat, for validate, which reports them as findings; other commands
+	// refuse such a file (a gap as the bucket reader does).
 	anySeq bool
 }
 
@@ -117,6 +118,8 @@ type jsonlSource struct {
 	fences  map[int32]fence
 	run     *format.Notice // open run of fenced rows
 	notices []format.Notice
+	anySeq  bool  // no gap check (validate)
+	last    int64 // seq of the last event returned; 0 before the first
 }
 
 // fence is where a later epoch took over from an earlier one.
@@ -146,7 +149,7 @@ func openJSONL(path string, anySeq bool) (*jsonlSource, error) {
 		f.Close()
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return &jsonlSource{path: path, f: f, r: format.NewJSONReader(f), fences: fences}, nil
+	return &jsonlSource{path: path, f: f, r: format.NewJSONReader(f), fences: fences, anySeq: anySeq}, nil
 }
 
 // scanFences reads every event of r and returns, for each epoch followed
@@ -206,8 +209,24 @@ func (s *jsonlSource) Next() (format.Event, error) {
 			continue
 		}
 		s.endRun()
+		if !s.anySeq && e.Seq != s.last+1 {
+			return format.Event{}, &blob.CorruptError{Key: s.path, Err: jsonlGapError(s.last, e.Seq)}
+		}
+		s.last = e.Seq
 		return e, nil
 	}
+}
+
+// jsonlGapError is the bucket reader's seq gap error (blob.ErrSeqGap, with
+// the same wording), for events kept from a JSONL file: seqs start at 1
+// and follow each other, fenced rows aside, as in a log on a bucket, so
+// that a file the JSONL readers accept is a log `jobevent import` can
+// write and the bucket reader read back.
+func jsonlGapError(last, got int64) error {
+	if got > last+1 {
+		return fmt.Errorf("%w: seq %d to %d missing before seq %d", blob.ErrSeqGap, last+1, got-1, got)
+	}
+	return fmt.Errorf("%w: seq %d follows seq %d (duplicate or out of order)", blob.ErrSeqGap, got, last)
 }
 
 func (s *jsonlSource) addFenced(e *format.Event, f fence) {
