@@ -8,7 +8,9 @@ import (
 )
 
 // The typed reader's reading of each payload stream, class by class, in
-// the field order of decode_shapes.go.
+// the field order of decode_shapes.go. Where one expression reads several
+// fields (ID{Lower: f.int64(), Upper: f.int64()}), Go calls the reads left
+// to right, which is their order in the stream.
 
 // finished reads the event stream of a type 1 record.
 func (f *fastDecoder) finished(b []byte) (*VertexFinished, bool) {
