@@ -103,23 +103,27 @@ func (d *Decoder) FinishObject(h ObjectHead) (Value, error) {
 	return &blk.obj, nil
 }
 
-// ReadInt32, ReadInt64, ReadFloat32, ReadFloat64 and ReadBool read the
-// value of a primitive field (or primitive data inside a block that the
-// caller took apart itself).
+// ReadInt32 reads the value of an int field. Like ReadInt64, ReadFloat32,
+// ReadFloat64 and ReadBool, it fails with ErrTruncated when the stream
+// ends first.
 func (d *Decoder) ReadInt32() (int32, error) { return d.i32("int field") }
 
+// ReadInt64 reads the value of a long field.
 func (d *Decoder) ReadInt64() (int64, error) { return d.i64("long field") }
 
+// ReadFloat32 reads the value of a float field.
 func (d *Decoder) ReadFloat32() (float32, error) {
 	v, err := d.i32("float field")
 	return math.Float32frombits(uint32(v)), err
 }
 
+// ReadFloat64 reads the value of a double field.
 func (d *Decoder) ReadFloat64() (float64, error) {
 	v, err := d.i64("double field")
 	return math.Float64frombits(uint64(v)), err
 }
 
+// ReadBool reads the value of a boolean field.
 func (d *Decoder) ReadBool() (bool, error) {
 	b, err := d.u8("boolean field")
 	return b != 0, err
