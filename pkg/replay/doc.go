@@ -61,6 +61,12 @@
 //	               "reasons": ["partition_lost"]}],
 //	 "summary": {"keep": 1, "rerun": 1, "run": 0}}
 //
+// PlanRecovery(s, A, opts) is what a recovering master and the dry run
+// both call: Plan, unless PlanOptions name a full restart (recovery
+// switched off in the job's settings, reason recovery_disabled; a log that
+// cannot be replayed, log_unreadable) or the log already ends the job
+// (RecoveryPlan.Ended: nothing runs).
+//
 // A recovering master logs RecoveryPlan.Resets as one subtasks_reset
 // (reason "recovery") right after its master_started, goes on with
 // RecoveryPlan.Kept, and passes RecoveryPlan.Deferred to State.ExpandReset

@@ -12,8 +12,9 @@
 //  3. for every point and fault (see Fault) runs the job again in a fresh
 //     directory, lets the master die right after event k is durable,
 //     injects the fault, takes the dry-run plan of the crashed log (Fold
-//     over a blob reader, replay.BuildAvailability, then the Planner: the
-//     calls `jobevent replay --dry-run` makes), resumes, and compares the
+//     over a blob reader, replay.BuildAvailability, then the Planner with
+//     the plan options of the log's job.yaml: the calls `jobevent replay
+//     --dry-run` makes), resumes, and compares the
 //     plan with the subtask_started events the resumed master wrote in its
 //     epoch, the output with the clean output, and checks the recovered
 //     log with replay.Validate;
