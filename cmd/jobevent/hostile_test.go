@@ -146,3 +146,23 @@ func TestMaster_StandbyWaitsForJob(t *testing.T) {
 		t.Fatal("master --standby did not stop when interrupted")
 	}
 }
+
+// TestRun_UnboundedSpec: valid jobs too large to run in bounds (two
+// 32,768-wide vertices joined all-to-all, a sequence of 1,048,576 splits)
+// are refused up front, naming the setting that raises the limit.
+func TestRun_UnboundedSpec(t *testing.T) {
+	dir := t.TempDir()
+	for name, spec := range map[string]string{
+		"wide.yaml": "job: wide\nvertices:\n  - {id: a, operator: sequence, args: {to: 70000}, parallelism: 32768}\n" +
+			"  - {id: b, operator: count, parallelism: 32768}\nedges:\n  - {from: a, to: b, pattern: all_to_all}\n",
+		"splits.yaml": "job: splits\nvertices:\n  - {id: a, operator: sequence, args: {to: 2000000, splits: 1048576}, parallelism: 2}\n",
+	} {
+		path := filepath.Join(dir, name)
+		os.WriteFile(path, []byte(spec), 0o644)
+		log := filepath.Join(dir, "log-"+name)
+		runCLI(t, "run", path, "--events", log).wantOneLineError(t, 2, name, "job-event.limits.max-")
+		if _, err := os.Stat(log); !os.IsNotExist(err) {
+			t.Fatalf("stat %s: %v, want no log written", log, err)
+		}
+	}
+}

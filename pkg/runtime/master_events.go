@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -244,22 +245,30 @@ func (m *master) snapshotDue(v *vertexRun) bool {
 	return v.done() || m.clock.Now().Sub(m.lastSnapshot) >= m.spec.Settings.SnapshotMinPause
 }
 
-// snapshot writes the assignment state of every batch_snapshot
-// coordinator.
+// snapshot writes a snapshot event with the assignment state of the
+// batch_snapshot coordinators that changed since the log last recorded
+// them, as Flink snapshots only changed coordinators: the state of a
+// coordinator at a snapshot event is the latest one recorded for it up to
+// that event (docs/format.md). The event is written even when none
+// changed: it marks the source subtasks finished before it as covered.
 func (m *master) snapshot() error {
 	coords := map[string][]byte{}
+	some := false
 	for _, v := range m.vertices {
 		snap, ok := v.enum.(BatchSnapshotter)
 		if !ok || v.spec.Coordinator != format.CoordinatorBatchSnapshot {
 			continue
 		}
+		some = true
 		b, err := snap.Snapshot()
 		if err != nil {
 			return fmt.Errorf("snapshot of %s: %w", v.spec.ID, err)
 		}
-		coords[v.spec.ID] = b
+		if last, seq := m.state.Coordinator(v.spec.ID); seq == 0 || !bytes.Equal(last, b) {
+			coords[v.spec.ID] = b
+		}
 	}
-	if len(coords) == 0 {
+	if !some {
 		return nil
 	}
 	m.lastSnapshot = m.clock.Now()

@@ -22,6 +22,9 @@ const (
 	KeyWriteBufferSize          = "job-event.store.write-buffer.size"
 	KeyWriteBufferFlushInterval = "job-event.store.write-buffer.flush-interval"
 	KeyWriteRetryAttempts       = "job-event.store.write-retry.attempts"
+	KeyMaxVertices              = "job-event.limits.max-vertices"
+	KeyMaxSplits                = "job-event.limits.max-splits"
+	KeyMaxSubpartitions         = "job-event.limits.max-subpartitions"
 	KeyBytesPerTask             = "execution.batch.adaptive.auto-parallelism.avg-data-volume-per-task"
 	KeyDefaultMaxParallelism    = "execution.batch.adaptive.auto-parallelism.max-parallelism"
 	KeyRestartStrategy          = "restart-strategy.type"
@@ -82,6 +85,15 @@ type Settings struct {
 	// HeartbeatTimeout is the heartbeat age after which a standby master
 	// takes over, and the silence after which a master gives a worker up.
 	HeartbeatTimeout time.Duration
+	// MaxVertices bounds the vertices of a job.
+	MaxVertices int
+	// MaxSplits bounds the splits one source declares up front (the
+	// sequence source's splits): its assignment state is snapshotted.
+	MaxSplits int
+	// MaxSubpartitions bounds the slices consumers fetch, summed over the
+	// edges: producers × consumers for all_to_all, the larger of the two
+	// for pointwise, an auto vertex counted at its max_parallelism.
+	MaxSubpartitions int64
 }
 
 // DefaultSettings returns the default settings: Flink 1.20's defaults for
@@ -101,6 +113,9 @@ func DefaultSettings() Settings {
 		RestartDelay:             time.Second,
 		HeartbeatInterval:        2 * time.Second,
 		HeartbeatTimeout:         10 * time.Second,
+		MaxVertices:              10_000,
+		MaxSplits:                1 << 16,
+		MaxSubpartitions:         1 << 22,
 	}
 }
 
@@ -110,6 +125,7 @@ var settingKeys = []string{
 	KeyWriteBufferSize, KeyWriteBufferFlushInterval, KeyWriteRetryAttempts, KeyBytesPerTask,
 	KeyDefaultMaxParallelism, KeyRestartStrategy, KeyRestartAttempts,
 	KeyRestartDelay, KeyHeartbeatInterval, KeyHeartbeatTimeout,
+	KeyMaxVertices, KeyMaxSplits, KeyMaxSubpartitions,
 }
 
 // Set assigns one setting from its textual value, as it appears in a spec
@@ -170,6 +186,20 @@ func (s *Settings) Set(key, value string) error {
 			err = fmt.Errorf("want a number from 1 to 1000, got %q", value)
 		}
 		s.WriteRetryAttempts = int(n)
+	case KeyMaxVertices, KeyMaxSplits, KeyMaxSubpartitions:
+		var n int64
+		n, err = strconv.ParseInt(strings.TrimSpace(value), 10, 64)
+		if err != nil || n < 1 || (key != KeyMaxSubpartitions && n > math.MaxInt32) {
+			err = fmt.Errorf("want a positive number, got %q", value)
+		}
+		switch key {
+		case KeyMaxVertices:
+			s.MaxVertices = int(n)
+		case KeyMaxSplits:
+			s.MaxSplits = int(n)
+		default:
+			s.MaxSubpartitions = n
+		}
 	case KeyRestartAttempts:
 		var n int64
 		n, err = strconv.ParseInt(strings.TrimSpace(value), 10, 32)

@@ -117,6 +117,9 @@ func ParseSpec(name string, data []byte) (*Spec, error) {
 	if err := s.validateGraph(); err != nil {
 		return nil, err
 	}
+	if err := s.checkLimits(); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
