@@ -166,3 +166,8 @@ func TestRun_UnboundedSpec(t *testing.T) {
 		}
 	}
 }
+
+func TestReplay_PointsWithoutSweep(t *testing.T) {
+	runCLI(t, "replay", logPath("failover.jsonl"), "--dry-run", "--points", "5").wantOneLineError(t, 2, "--points applies to --sweep only")
+	runCLI(t, "replay", logPath("failover.jsonl"), "--dry-run", "--sweep", "--points", "5").wantCode(t, 0)
+}

@@ -94,6 +94,9 @@ func runReplay(c *cli.Context) error {
 			return usagef(c, "--%s applies to a real recovery (replay without --dry-run); the dry run uses no workers", name)
 		}
 	}
+	if c.IsSet("points") && !c.Bool("sweep") {
+		return usagef(c, "--points applies to --sweep only: add --sweep, or leave --points out")
+	}
 	opts, err := availabilityOptions(c)
 	if err != nil {
 		return err
