@@ -140,9 +140,16 @@ func runReplay(c *cli.Context) error {
 	warnUnmatched(c, opts.Unmatched(st))
 	plan := replay.PlanRecovery(st, avail, po)
 	if c.String("format") == "json" {
-		return writeJSON(c.App.Writer, plan)
+		err = writeJSON(c.App.Writer, plan)
+	} else {
+		err = printPlanTable(c, plan, c.Bool("verbose"), opts.LostPartitions)
 	}
-	return printPlanTable(c, plan, c.Bool("verbose"), opts.LostPartitions)
+	if err == nil && po.LogUnreadable {
+		// The log is corrupt: exit 2 as every reader does, after the plan
+		// has said what a resumed master does with it.
+		return &exitError{code: exitFailure}
+	}
+	return err
 }
 
 // runRecover is replay without --dry-run: the job recovered for real.

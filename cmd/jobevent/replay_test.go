@@ -198,12 +198,13 @@ func TestReplay_Errors(t *testing.T) {
 
 // TestReplay_Unreadable: a bucket log that cannot be replayed is what the
 // master restarts in full: the dry run says so (log_unreadable), with the
-// damage named on stderr, instead of failing.
+// damage named on stderr, and exits 2 as every reader of a corrupt log
+// does.
 func TestReplay_Unreadable(t *testing.T) {
 	dir := t.TempDir()
 	keys := writeSegments(t, dir, readEvents(t, "healthy.jsonl"), 10, 20)
 	flipByte(t, filepath.Join(dir, filepath.FromSlash(keys[1])))
-	r := runCLI(t, "replay", dir, "--dry-run", "--format", "json").wantCode(t, 0)
+	r := runCLI(t, "replay", dir, "--dry-run", "--format", "json").wantCode(t, 2)
 	p := decodePlan(t, r.stdout)
 	if p.FullRestart != "log_unreadable" || p.Summary.Keep != 0 || p.Summary.Rerun != 3 {
 		t.Errorf("plan: full restart %q, summary %+v; want log_unreadable, source's 3 subtasks rerun", p.FullRestart, p.Summary)
