@@ -138,15 +138,25 @@ func detachColumnPaths(w *parquet.Writer) {
 	}
 }
 
-// writeBatch encodes a batch of events: one pass over the events appends
-// each event's value (or NULL, or list elements) to every column, then
-// each column goes to its column writer.
+// writeBatch encodes a batch of events: one pass over the events sets each
+// event's values (and list elements) in every column, then each column goes
+// to its column writer.
 func (enc *segmentEncoder) writeBatch(events []Event) error {
-	for col := range enc.cols {
-		enc.cols[col] = enc.cols[col][:0]
+	n := len(events)
+	for _, col := range commonColumns {
+		enc.cols[col] = resize(enc.cols[col], n)
+	}
+	for _, col := range flatColumns {
+		enc.cols[col] = resize(enc.cols[col], n)
+		clear(enc.cols[col]) // NULL, until an event sets it
+	}
+	for _, g := range listGroups {
+		for _, col := range g.cols {
+			enc.cols[col] = enc.cols[col][:0]
+		}
 	}
 	for i := range events {
-		if err := enc.appendEvent(&events[i]); err != nil {
+		if err := enc.setEvent(i, &events[i]); err != nil {
 			return err
 		}
 	}
@@ -159,10 +169,54 @@ func (enc *segmentEncoder) writeBatch(events []Event) error {
 	return nil
 }
 
+// resize returns vs with length n, reusing its array when it is large
+// enough.
+func resize(vs []parquet.Value, n int) []parquet.Value {
+	if cap(vs) < n {
+		return make([]parquet.Value, n)
+	}
+	return vs[:n]
+}
+
+// commonColumns are the required columns, one value per event.
+var commonColumns = [...]int{colSeq, colTime, colEpoch, colKind, colJob}
+
 // flatColumns are the optional columns that hold one value per event.
 var flatColumns = [...]int{colMaster, colRecovering, colVertex, colSubtask, colParallelism,
 	colAttempt, colWorker, colRecordsIn, colRecordsOut, colBytesIn, colBytesOut, colError,
 	colReason, colStatus}
+
+// kindFlatColumns maps each kind's field set to the flat columns of its
+// fields: the columns an event of the kind sets.
+var kindFlatColumns = func() []kindColumns {
+	var out []kindColumns
+	for _, k := range Kinds {
+		set, _ := k.fieldSet()
+		kc := kindColumns{set: set}
+		for _, col := range flatColumns {
+			if set.has(columnFields[col]) {
+				kc.cols = append(kc.cols, col)
+			}
+		}
+		out = append(out, kc)
+	}
+	return out
+}()
+
+type kindColumns struct {
+	set  fieldSet
+	cols []int
+}
+
+// flatColumnsOf returns the flat columns of the fields in set.
+func flatColumnsOf(set fieldSet) []int {
+	for i := range kindFlatColumns {
+		if kindFlatColumns[i].set == set {
+			return kindFlatColumns[i].cols
+		}
+	}
+	panic(fmt.Sprintf("format: field set %b is no kind's", set))
+}
 
 // listGroups are the leaf columns of each list of groups, with its field.
 var listGroups = [...]struct {
@@ -173,11 +227,12 @@ var listGroups = [...]struct {
 	{fieldSubtasks, subtaskCols}, {fieldCoordinators, coordinatorCols},
 }
 
-// appendEvent appends e's row to the columns of the batch. Values are
+// setEvent sets row i of the batch's columns to e (the flat optional
+// columns are NULL until set) and appends its list elements. Values are
 // built with repetition level 0 and definition level 0 (NULL); only the
 // levels that differ are set. Column writers do not read the values'
 // column index.
-func (enc *segmentEncoder) appendEvent(e *Event) error {
+func (enc *segmentEncoder) setEvent(i int, e *Event) error {
 	set, ok := e.Kind.fieldSet()
 	if !ok {
 		return fmt.Errorf("seq %d: unknown kind %q", e.Seq, e.Kind)
@@ -187,18 +242,15 @@ func (enc *segmentEncoder) appendEvent(e *Event) error {
 		return fmt.Errorf("seq %d: %w", e.Seq, err)
 	}
 	c := &enc.cols
-	c[colSeq] = append(c[colSeq], parquet.Int64Value(e.Seq))
-	c[colTime] = append(c[colTime], parquet.Int64Value(ns))
-	c[colEpoch] = append(c[colEpoch], parquet.Int32Value(e.Epoch))
-	c[colKind] = append(c[colKind], strValue(string(e.Kind)))
-	c[colJob] = append(c[colJob], strValue(e.Job))
-	for _, col := range flatColumns {
-		var v parquet.Value
-		if set.has(columnFields[col]) {
-			v = flatValue(e, col)
-			v.SetDefinitionLevel(1)
-		}
-		c[col] = append(c[col], v)
+	c[colSeq][i] = parquet.Int64Value(e.Seq)
+	c[colTime][i] = parquet.Int64Value(ns)
+	c[colEpoch][i] = parquet.Int32Value(e.Epoch)
+	c[colKind][i] = strValue(string(e.Kind))
+	c[colJob][i] = strValue(e.Job)
+	for _, col := range flatColumnsOf(set) {
+		v := flatValue(e, col)
+		v.SetDefinitionLevel(1)
+		c[col][i] = v
 	}
 	for _, g := range listGroups {
 		enc.appendList(e, set, g.f, g.cols)
