@@ -89,9 +89,9 @@ func (l *Log) lockCompaction(ctx context.Context) (*compactLock, error) {
 		dead, why := lockOwnerDead(held)
 		if (!dead && age < compactLockTTL) || attempt >= 2 {
 			return nil, fmt.Errorf("%w: %s was written %v ago (%s; %s); it goes stale %v after its last update. "+
-				"If no compaction of this log is running, delete %s%s and run compact again",
+				"If no compaction of this log is running, delete the object %s of the log %s and run compact again",
 				ErrCompacting, CompactLockKey, age.Round(time.Second), trimJSON(held), why, compactLockTTL,
-				l.URL(), CompactLockKey)
+				CompactLockKey, l.URL())
 		}
 		if err := l.breakLock(ctx, held); err != nil {
 			return nil, err

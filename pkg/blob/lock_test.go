@@ -3,6 +3,8 @@
 package blob
 
 import (
+	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +12,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -96,8 +99,73 @@ func TestCompactLock_LiveOrUnknownOwner(t *testing.T) {
 		writeLock(t, l, owner)
 		_, err = l.lockCompaction(ctx)
 		if !errors.Is(err, ErrCompacting) || !strings.Contains(err.Error(), want) ||
-			!strings.Contains(err.Error(), "delete "+l.URL()+CompactLockKey) {
+			!strings.Contains(err.Error(), "delete the object "+CompactLockKey+" of the log "+l.URL()) {
 			t.Fatalf("owner %s: %v, want ErrCompacting saying %q and how to break the lock", owner, err, want)
 		}
 	}
+}
+
+// TestCompactLock_SIGKILLedOwner: a process that holds the lock (as a
+// running compaction does) is killed with SIGKILL; the next compaction
+// takes the lock over at once and compacts, instead of being refused for
+// compactLockTTL.
+func TestCompactLock_SIGKILLedOwner(t *testing.T) {
+	if url := os.Getenv("JOBEVENT_TEST_LOCK_HOLDER"); url != "" {
+		holdLock(url) // the helper process: never returns
+	}
+	dir := t.TempDir()
+	l, err := Create(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	claim(t, l, 1, 1)
+	writeSegments(t, l, numbered(genEvents(40, 9), 1, 1), 10)
+	tctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(tctx, os.Args[0], "-test.run=^TestCompactLock_SIGKILLedOwner$")
+	cmd.Env = append(os.Environ(), "JOBEVENT_TEST_LOCK_HOLDER="+dir)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil || line != "locked\n" {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("helper said %q, %v; want locked", line, err)
+	}
+	if _, err := Compact(ctx, l, CompactOptions{}); !errors.Is(err, ErrCompacting) {
+		t.Fatalf("compaction beside a live lock holder: %v, want ErrCompacting", err)
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	res, err := Compact(ctx, l, CompactOptions{})
+	if err != nil {
+		t.Fatalf("compaction after the holder was killed: %v, want it to take the lock over", err)
+	}
+	if res.SegmentsAfter >= res.SegmentsBefore {
+		t.Fatalf("segments %d -> %d, want them merged", res.SegmentsBefore, res.SegmentsAfter)
+	}
+}
+
+// holdLock takes the compaction lock of the log at url, says "locked" on
+// stdout and waits to be killed.
+func holdLock(url string) {
+	l, err := Open(context.Background(), url)
+	if err != nil {
+		fmt.Println(err)
+		os.Exit(2)
+	}
+	if _, err := l.lockCompaction(context.Background()); err != nil {
+		fmt.Println(err)
+		os.Exit(2)
+	}
+	fmt.Println("locked")
+	time.Sleep(time.Hour) // the test kills it long before
+	os.Exit(2)
 }
