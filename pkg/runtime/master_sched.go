@@ -448,9 +448,28 @@ func (m *master) loseWorker(ctx context.Context, id string, cause error) error {
 	return m.reset(ctx, m.sortedRefs(refs), ReasonWorkerLost, st.RestartDelay)
 }
 
-// stillRead reports whether partition p may still be read: its consumer
-// has not finished every subtask.
+// stillRead reports whether partition p may still be read: a consumer
+// subtask that reads it has not finished (or the consumer's parallelism is
+// not decided yet).
 func (m *master) stillRead(p partID) bool {
-	c := m.byID[p.Consumer]
-	return c != nil && !c.done()
+	v := m.byID[p.Vertex]
+	if v == nil {
+		return false
+	}
+	for _, e := range v.outs {
+		c := e.to
+		if c.spec.ID != p.Consumer {
+			continue
+		}
+		if c.p == 0 {
+			return true
+		}
+		lo, hi := edgeConsumers(e.pattern, int(v.p), int(c.p), int(p.Subtask))
+		for j := lo; j < hi; j++ {
+			if c.subs[j].status != subFinished {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -108,3 +108,26 @@ func countFiles(t *testing.T, dir string) int {
 	}
 	return n
 }
+
+// TestStillRead: a lost partition needs its producer rerun only while a
+// consumer subtask that reads it has not finished.
+func TestStillRead(t *testing.T) {
+	for _, c := range []struct {
+		pattern string
+		sub     int32
+		want    bool
+	}{
+		{format.PatternPointwise, 1, false}, // its only reader finished
+		{format.PatternPointwise, 2, true},
+		{format.PatternAllToAll, 1, true}, // read by every consumer subtask
+	} {
+		prod := &vertexRun{spec: &VertexSpec{ID: "a"}, p: 4}
+		cons := &vertexRun{spec: &VertexSpec{ID: "b"}, p: 4, subs: make([]subRun, 4)}
+		cons.subs[1].status = subFinished
+		prod.outs = []*edgeRun{{from: prod, to: cons, pattern: c.pattern}}
+		m := &master{byID: map[string]*vertexRun{"a": prod, "b": cons}}
+		if got := m.stillRead(partID{Vertex: "a", Subtask: c.sub, Consumer: "b"}); got != c.want {
+			t.Errorf("%s: stillRead(a/%d → b) = %v, want %v", c.pattern, c.sub, got, c.want)
+		}
+	}
+}
