@@ -58,6 +58,7 @@ type segmentEncoder struct {
 	w         *parquet.Writer
 	groupRows int                         // rows per row group
 	cols      [numColumns][]parquet.Value // the values of one batch, by column
+	sets      []fieldSet                  // the fields of each event of the batch
 	keys      []string                    // scratch for sorted coordinator keys
 }
 
@@ -138,9 +139,10 @@ func detachColumnPaths(w *parquet.Writer) {
 	}
 }
 
-// writeBatch encodes a batch of events: one pass over the events sets each
-// event's values (and list elements) in every column, then each column goes
-// to its column writer.
+// writeBatch encodes a batch of events: one pass over the events sets the
+// values of the columns that hold one value per event, one pass per list
+// that any event of the batch has appends its elements (a list no event
+// has is NULL in every row), then each column goes to its column writer.
 func (enc *segmentEncoder) writeBatch(events []Event) error {
 	n := len(events)
 	for _, col := range commonColumns {
@@ -150,14 +152,29 @@ func (enc *segmentEncoder) writeBatch(events []Event) error {
 		enc.cols[col] = resize(enc.cols[col], n)
 		clear(enc.cols[col]) // NULL, until an event sets it
 	}
+	enc.sets = enc.sets[:0]
+	var present fieldSet // the fields of any event of the batch
+	for i := range events {
+		set, err := enc.setEvent(i, &events[i])
+		if err != nil {
+			return err
+		}
+		enc.sets = append(enc.sets, set)
+		present |= set
+	}
 	for _, g := range listGroups {
+		if !present.has(g.f) { // NULL in every row
+			for _, col := range g.cols {
+				enc.cols[col] = resize(enc.cols[col], n)
+				clear(enc.cols[col])
+			}
+			continue
+		}
 		for _, col := range g.cols {
 			enc.cols[col] = enc.cols[col][:0]
 		}
-	}
-	for i := range events {
-		if err := enc.setEvent(i, &events[i]); err != nil {
-			return err
+		for i := range events {
+			enc.appendList(&events[i], enc.sets[i], g.f, g.cols)
 		}
 	}
 	writers := enc.w.ColumnWriters()
@@ -227,19 +244,19 @@ var listGroups = [...]struct {
 	{fieldSubtasks, subtaskCols}, {fieldCoordinators, coordinatorCols},
 }
 
-// setEvent sets row i of the batch's columns to e (the flat optional
-// columns are NULL until set) and appends its list elements. Values are
-// built with repetition level 0 and definition level 0 (NULL); only the
-// levels that differ are set. Column writers do not read the values'
-// column index.
-func (enc *segmentEncoder) setEvent(i int, e *Event) error {
+// setEvent sets row i of the batch's required and flat optional columns
+// to e (the flat optional columns are NULL until set) and returns the
+// fields of its kind. Values are built with repetition level 0 and
+// definition level 0 (NULL); only the levels that differ are set. Column
+// writers do not read the values' column index.
+func (enc *segmentEncoder) setEvent(i int, e *Event) (fieldSet, error) {
 	set, ok := e.Kind.fieldSet()
 	if !ok {
-		return fmt.Errorf("seq %d: unknown kind %q", e.Seq, e.Kind)
+		return 0, fmt.Errorf("seq %d: unknown kind %q", e.Seq, e.Kind)
 	}
 	ns, err := timeNanos(e.Time)
 	if err != nil {
-		return fmt.Errorf("seq %d: %w", e.Seq, err)
+		return 0, fmt.Errorf("seq %d: %w", e.Seq, err)
 	}
 	c := &enc.cols
 	c[colSeq][i] = parquet.Int64Value(e.Seq)
@@ -252,10 +269,7 @@ func (enc *segmentEncoder) setEvent(i int, e *Event) error {
 		v.SetDefinitionLevel(1)
 		c[col][i] = v
 	}
-	for _, g := range listGroups {
-		enc.appendList(e, set, g.f, g.cols)
-	}
-	return nil
+	return set, nil
 }
 
 // appendList appends e's elements of one list of groups to its columns:
