@@ -28,6 +28,7 @@ func newDiffCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "events", Usage: "compare events, not replayed state"},
 			formatFlag("table", "json"),
+			flinkPlanFlag(), coordinatorFlag(),
 		},
 		Action: runDiff,
 	}
@@ -37,12 +38,16 @@ func runDiff(c *cli.Context) error {
 	if err := wantArgs(c, 2, 2); err != nil {
 		return err
 	}
-	a, err := openSource(c.Context, c.Args().Get(0), sourceOptions{})
+	oa, ob, err := diffFlinkOptions(c)
+	if err != nil {
+		return err
+	}
+	a, err := openSource(c.Context, c.Args().Get(0), oa)
 	if err != nil {
 		return err
 	}
 	defer a.Close()
-	b, err := openSource(c.Context, c.Args().Get(1), sourceOptions{})
+	b, err := openSource(c.Context, c.Args().Get(1), ob)
 	if err != nil {
 		return err
 	}

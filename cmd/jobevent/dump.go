@@ -43,6 +43,7 @@ func newDumpCommand() *cli.Command {
 			&cli.BoolFlag{Name: "follow", Usage: "keep printing new events until interrupted"},
 			&cli.DurationFlag{Name: "poll-interval", Value: time.Second, Usage: "how often --follow looks for new segments (`DURATION`)"},
 			formatFlag("table", "json", "csv"),
+			flinkPlanFlag(), coordinatorFlag(),
 			quietFlag(),
 		},
 		Action: runDump,
@@ -161,6 +162,9 @@ func runDump(c *cli.Context) error {
 		return usagef(c, "bad --poll-interval %v: want a positive duration", poll)
 	}
 	o := sourceOptions{since: filter.since, until: filter.until, follow: follow, poll: poll}
+	if o.flink, err = flinkOptionsOf(c); err != nil {
+		return err
+	}
 	var src eventSource
 	if follow {
 		src, err = openFollowed(c, c.Args().First(), o)
@@ -177,6 +181,9 @@ func runDump(c *cli.Context) error {
 	bar := newDumpProgress(c, src, &filter, follow)
 	defer bar.Done()
 	p := newEventPrinter(c.String("format"), bar.Writer(c.App.Writer), follow)
+	if _, ok := src.(*flinkSource); ok {
+		p = newFlinkEventPrinter(c.String("format"), bar.Writer(c.App.Writer))
+	}
 	err = dumpEvents(withProgress(src, bar), p, &filter, follow, c.App.ErrWriter)
 	if ferr := p.Flush(); err == nil {
 		err = ferr

@@ -99,6 +99,7 @@ type tablePrinter struct {
 	limit   int
 	widths  []int
 	started bool
+	row     func(*format.Event) []string // eventRow, or flinkEventRow
 }
 
 // sampleRows is how many rows the table holds back to choose its widths.
@@ -113,12 +114,12 @@ func newTablePrinter(w io.Writer, follow bool) *tablePrinter {
 	for i, c := range eventColumns {
 		widths[i] = len(c)
 	}
-	return &tablePrinter{w: bufio.NewWriter(w), limit: limit, widths: widths}
+	return &tablePrinter{w: bufio.NewWriter(w), limit: limit, widths: widths, row: eventRow}
 }
 
 // Write adds one event row.
 func (t *tablePrinter) Write(e *format.Event) error {
-	row := eventRow(e)
+	row := t.row(e)
 	if !t.started && len(t.sample) < t.limit {
 		t.sample = append(t.sample, row)
 		return nil
@@ -203,16 +204,17 @@ func (t *tablePrinter) Flush() error {
 type csvPrinter struct {
 	w      *csv.Writer
 	header bool
+	row    func(*format.Event) []string // eventRow, or flinkEventRow
 }
 
-func newCSVPrinter(w io.Writer) *csvPrinter { return &csvPrinter{w: csv.NewWriter(w)} }
+func newCSVPrinter(w io.Writer) *csvPrinter { return &csvPrinter{w: csv.NewWriter(w), row: eventRow} }
 
 // Write adds one event record.
 func (p *csvPrinter) Write(e *format.Event) error {
 	if err := p.writeHeader(); err != nil {
 		return err
 	}
-	if err := p.w.Write(eventRow(e)); err != nil {
+	if err := p.w.Write(p.row(e)); err != nil {
 		return fmt.Errorf("write csv: %w", err)
 	}
 	return nil

@@ -40,6 +40,9 @@ type sourceOptions struct {
 	// repeat, for validate, which reports them as findings; other commands
 	// refuse such a file (a gap as the bucket reader does).
 	anySeq bool
+	// flink is the side information of --flink-plan and --coordinator;
+	// nil when not given (and an error for any log but a Flink log).
+	flink *flinkOptions
 }
 
 // noLogError is a LOG argument that names no log.
@@ -47,11 +50,21 @@ type noLogError struct{ url string }
 
 func (e *noLogError) Error() string { return "no event log at " + e.url }
 
-// openSource opens a LOG argument: a JSONL file (a path ending in .jsonl,
-// or any existing regular file) is read directly and read-only; anything
-// else is a bucket URL or directory opened with blob.Open. A missing or
+// openSource opens a LOG argument: a Flink job-events directory (local or
+// on a bucket, recognised by its events.N objects) is read with package
+// flink, read-only; a JSONL file (a path ending in .jsonl, or any existing
+// regular file) is read directly and read-only; anything else is a bucket
+// URL or directory opened with blob.Open. A missing or
 // empty log is an error reading "no event log at URL".
 func openSource(ctx context.Context, arg string, o sourceOptions) (eventSource, error) {
+	if fsrc, err := openFlinkSource(ctx, arg, o.flink); err != nil {
+		return nil, err
+	} else if fsrc != nil {
+		return checkFlinkFollow(fsrc, o)
+	}
+	if err := o.flink.refuse(arg); err != nil {
+		return nil, err
+	}
 	if isJSONLPath(arg) {
 		if o.follow {
 			return nil, fmt.Errorf("%s: --follow needs a bucket log, not a JSONL file", arg)

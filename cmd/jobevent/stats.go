@@ -29,7 +29,7 @@ func newStatsCommand() *cli.Command {
 			"Then each master failover: its downtime (from the last event of the old master to the new\n" +
 			"master_started) and the work it redid (task time of the attempts running when the master\n" +
 			"died and of the finished attempts its recovery reset); lost = downtime + redone.",
-		Flags:  []cli.Flag{formatFlag("table", "json")},
+		Flags:  []cli.Flag{formatFlag("table", "json"), flinkPlanFlag(), coordinatorFlag()},
 		Action: runStats,
 	}
 }
@@ -38,7 +38,11 @@ func runStats(c *cli.Context) error {
 	if err := wantArgs(c, 1, 1); err != nil {
 		return err
 	}
-	src, err := openSource(c.Context, c.Args().First(), sourceOptions{})
+	fo, err := flinkOptionsOf(c)
+	if err != nil {
+		return err
+	}
+	src, err := openSource(c.Context, c.Args().First(), sourceOptions{flink: fo})
 	if err != nil {
 		return err
 	}

@@ -30,6 +30,7 @@ func newValidateCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "strict", Usage: "exit 1 on warnings too"},
 			formatFlag("table", "json", "github"),
+			flinkPlanFlag(), coordinatorFlag(),
 			quietFlag(),
 		},
 		Action: runValidate,
@@ -49,16 +50,28 @@ func runValidate(c *cli.Context) error {
 	var all []logFinding
 	bar := newProgress(c)
 	defer bar.Done()
+	fo, err := flinkOptionsOf(c)
+	if err != nil {
+		return err
+	}
+	flinkSeen := false
 	for i, arg := range c.Args().Slice() {
-		src, err := openSource(c.Context, arg, sourceOptions{anySeq: true})
+		fs, isFlink, err := validateFlink(c, arg, fo)
 		if err != nil {
 			return err
 		}
-		if bar.Enabled() {
-			bar.Start(validateLabel(arg, i, c.NArg()), eventTotal(c.Context, src, 0, 0), progress.Events)
+		flinkSeen = flinkSeen || isFlink
+		if !isFlink {
+			src, err := openSource(c.Context, arg, sourceOptions{anySeq: true})
+			if err != nil {
+				return err
+			}
+			if bar.Enabled() {
+				bar.Start(validateLabel(arg, i, c.NArg()), eventTotal(c.Context, src, 0, 0), progress.Events)
+			}
+			fs = replay.Validate(validateSource(src, bar), replay.ValidateOptions{})
+			src.Close()
 		}
-		fs := replay.Validate(validateSource(src, bar), replay.ValidateOptions{})
-		src.Close()
 		for _, f := range fs {
 			if f.Key == arg {
 				f.Key = "" // a JSONL file has no objects
@@ -67,6 +80,11 @@ func runValidate(c *cli.Context) error {
 		}
 	}
 	bar.Done()
+	if !flinkSeen {
+		if err := fo.refuse(c.Args().First()); err != nil {
+			return err
+		}
+	}
 	if err := printFindings(c, all); err != nil {
 		return err
 	}
