@@ -52,7 +52,7 @@ func runImport(c *cli.Context) error {
 	if isJSONLPath(url) {
 		// Every reader would take the directory import creates for a
 		// JSONL file and call it corrupt.
-		return usagef(c, "LOG %q is a JSONL file name: import writes a bucket log (a directory or URL); to copy a JSONL file, copy it", url)
+		return usagef(c, "LOG %q is a JSONL file name (or an existing file), which readers read as JSONL: import writes a bucket log (a directory or URL); to copy a JSONL file, copy it", url)
 	}
 	p := newProgress(c)
 	defer p.Done()
