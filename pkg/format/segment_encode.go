@@ -45,9 +45,7 @@ var writerOptions = func() []parquet.WriterOption {
 	return opts
 }()
 
-// encodeBatch is the number of events encoded at a time: the values of a
-// batch are built for every column in one pass over the events, then
-// written column by column.
+// encodeBatch is the number of events encoded at a time (writeBatch).
 const encodeBatch = segmentBatch
 
 // rowGroupRows bounds the rows of one row group, so that a large compacted
