@@ -21,11 +21,11 @@ var version = ""
 // (run, master, worker) and the log commands.
 func commands() []*cli.Command {
 	return []*cli.Command{
-		newImportCommand(),
+		withFlinkImport(newImportCommand()),
 		newDumpCommand(),
 		newValidateCommand(),
 		newDiffCommand(),
-		newReplayCommand(),
+		withFlinkReplay(newReplayCommand()),
 		newTimelineCommand(),
 		newStatsCommand(),
 		newCompletionCommand(),

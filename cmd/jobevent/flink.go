@@ -264,7 +264,7 @@ func isFlinkLog(ctx context.Context, arg string) bool {
 }
 
 // errFlinkReplay refuses replay without --dry-run on a Flink log.
-var errFlinkReplay = errors.New("is a Flink job-events directory: Flink recovers its own job (a new JobMaster replays this log); jobevent cannot. Use --dry-run to see what Flink will keep and rerun, or import it first (jobevent import FLINK_DIR LOG)")
+var errFlinkReplay = errors.New("is a Flink job-events directory: Flink recovers its own job (a new JobMaster replays this log); jobevent cannot. Use --dry-run to see what Flink will keep and rerun; to keep the log after Flink deletes it, import it (jobevent import FLINK_DIR LOG)")
 
 // checkFlinkFollow refuses --follow on a Flink log: its files are read as
 // they are, once.
