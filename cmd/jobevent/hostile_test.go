@@ -171,3 +171,8 @@ func TestReplay_PointsWithoutSweep(t *testing.T) {
 	runCLI(t, "replay", logPath("failover.jsonl"), "--dry-run", "--points", "5").wantOneLineError(t, 2, "--points applies to --sweep only")
 	runCLI(t, "replay", logPath("failover.jsonl"), "--dry-run", "--sweep", "--points", "5").wantCode(t, 0)
 }
+
+func TestWorker_MasterNotAnAddress(t *testing.T) {
+	runCLI(t, "worker", "--events", t.TempDir(), "--dir", t.TempDir(), "--token", "t", "--master", "embedded").
+		wantOneLineError(t, 2, `--master "embedded" is not an address`)
+}
