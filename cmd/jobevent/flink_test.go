@@ -1,0 +1,269 @@
+package main
+
+import (
+	be "encoding/binary"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// flinkRoot is the committed real Flink logs (testdata/flink), or
+// $JOBEVENT_FLINK_ROOT (a fresh harness run).
+func flinkScenarios(t *testing.T) []string {
+	t.Helper()
+	root := filepath.Join("..", "..", "testdata", "flink")
+	if r := os.Getenv("JOBEVENT_FLINK_ROOT"); r != "" {
+		root = r
+	}
+	dirs, _ := filepath.Glob(filepath.Join(root, "*", "*", "truth.json"))
+	if len(dirs) == 0 {
+		t.Skipf("no real Flink logs (truth.json) under %s", root)
+	}
+	for i := range dirs {
+		dirs[i] = filepath.Dir(dirs[i])
+	}
+	return dirs
+}
+
+// copyFlinkLog copies the job-events directory of a scenario to a temp dir.
+func copyFlinkLog(t *testing.T, scenario string) string {
+	t.Helper()
+	dst := filepath.Join(t.TempDir(), "job-events")
+	if err := os.MkdirAll(dst, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(scenario, "job-events", "events.*"))
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dst, filepath.Base(f)), data, 0o666); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dst
+}
+
+type flinkTruth struct {
+	LostTaskManagers []string `json:"lost_taskmanagers"`
+	Vertices         []struct {
+		ID   string `json:"vertex_id"`
+		Name string `json:"name"`
+	} `json:"vertices"`
+	Subtasks []struct {
+		Vertex   string `json:"vertex_id"`
+		Subtask  int32  `json:"subtask"`
+		RanAgain bool   `json:"ran_again"`
+		Attempt  int32  `json:"attempt"`
+	} `json:"subtasks"`
+}
+
+// TestFlinkReplay_Truth: replay --dry-run --format json of every real
+// Flink log says, subtask by subtask, what Flink did after the failover.
+func TestFlinkReplay_Truth(t *testing.T) {
+	for _, dir := range flinkScenarios(t) {
+		t.Run(filepath.Base(filepath.Dir(dir))+"/"+filepath.Base(dir), func(t *testing.T) {
+			data, err := os.ReadFile(filepath.Join(dir, "truth.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var tr flinkTruth
+			if err := json.Unmarshal(data, &tr); err != nil {
+				t.Fatal(err)
+			}
+			args := []string{"replay", filepath.Join(dir, "job-events"), "--dry-run", "--format", "json", "--flink-plan", filepath.Join(dir, "plan.json")}
+			for _, v := range tr.Vertices {
+				if strings.Contains(v.Name, "no batch snapshot") {
+					args = append(args, "--coordinator", v.ID+"=no_batch_snapshot")
+				}
+			}
+			for _, tm := range tr.LostTaskManagers {
+				args = append(args, "--lost-worker", tm)
+			}
+			r := runCLI(t, args...).wantCode(t, 0)
+			var plan struct {
+				Subtasks []struct {
+					Vertex   string `json:"vertex"`
+					Name     string `json:"name"`
+					Subtask  int32  `json:"subtask"`
+					Decision string `json:"decision"`
+					Attempt  int32  `json:"attempt"`
+				} `json:"subtasks"`
+			}
+			if err := json.Unmarshal([]byte(r.stdout), &plan); err != nil {
+				t.Fatalf("JSON: %v\n%s", err, r.stdout)
+			}
+			got := map[string]string{}
+			for _, s := range plan.Subtasks {
+				if s.Name == "" {
+					t.Errorf("%s/%d: no name though --flink-plan gives it", s.Vertex, s.Subtask)
+				}
+				got[fmt.Sprintf("%s/%d", s.Vertex, s.Subtask)] = fmt.Sprintf("%t attempt %d", s.Decision != "keep", s.Attempt)
+			}
+			for _, s := range tr.Subtasks {
+				key := fmt.Sprintf("%s/%d", s.Vertex, s.Subtask)
+				if want := fmt.Sprintf("%t attempt %d", s.RanAgain, s.Attempt); got[key] != want {
+					t.Errorf("%s: predicted rerun=%s, Flink rerun=%s", key, got[key], want)
+				}
+				delete(got, key)
+			}
+			for key := range got {
+				t.Errorf("%s: predicted, not in the truth", key)
+			}
+			if !strings.Contains(r.stderr, "coordinator kinds assumed") && len(tr.Vertices) > 0 && !strings.Contains(strings.Join(args, " "), "--coordinator") {
+				t.Errorf("stderr lacks the assumed coordinator kinds warning:\n%s", r.stderr)
+			}
+		})
+	}
+}
+
+// firstScenario returns a scenario of the committed logs by name.
+func firstScenario(t *testing.T, name string) string {
+	t.Helper()
+	for _, d := range flinkScenarios(t) {
+		if filepath.Base(d) == name {
+			return d
+		}
+	}
+	t.Skipf("no scenario %s", name)
+	return ""
+}
+
+// TestFlink_DumpValidateTable: dump (table, JSON) and validate read a real
+// Flink log; JSON has no made-up times.
+func TestFlink_DumpValidateTable(t *testing.T) {
+	dir := filepath.Join(firstScenario(t, "rebalance-hash"), "job-events")
+	r := runCLI(t, "dump", dir, "--format", "json").wantCode(t, 0)
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	if len(lines) < 5 {
+		t.Fatalf("dump printed %d lines", len(lines))
+	}
+	for _, l := range lines {
+		if !strings.Contains(l, `"time":null`) {
+			t.Fatalf("line without \"time\":null: %s", l)
+		}
+	}
+	if strings.Count(r.stderr, "coordinator kinds assumed") != 1 {
+		t.Errorf("want the coordinator note once on stderr:\n%s", r.stderr)
+	}
+	r = runCLI(t, "dump", dir).wantCode(t, 0)
+	if !strings.Contains(r.stdout, "subtask_finished") || strings.Contains(r.stdout, "0001-01-01") {
+		t.Errorf("table:\n%s", r.stdout)
+	}
+	r = runCLI(t, "validate", dir).wantCode(t, 0)
+	if !strings.Contains(r.stdout, "no findings") {
+		t.Errorf("validate: %s", r.stdout)
+	}
+	r = runCLI(t, "replay", dir, "--dry-run").wantCode(t, 0)
+	if !strings.Contains(r.stdout, "cbc357ccb763df2852fee8c4fc7d55f2") {
+		t.Errorf("replay table:\n%s", r.stdout)
+	}
+}
+
+// TestFlink_Refusals: replay without --dry-run on a Flink log, and the
+// Flink flags on a jobevent log, are usage errors.
+func TestFlink_Refusals(t *testing.T) {
+	dir := filepath.Join(firstScenario(t, "rebalance-hash"), "job-events")
+	runCLI(t, "replay", dir).wantOneLineError(t, 2, "Flink recovers its own job", "--dry-run")
+	log := filepath.Join(logsDir, "healthy.jsonl")
+	runCLI(t, "dump", log, "--coordinator", "a=none").wantOneLineError(t, 2, "--coordinator", "Flink job-events directory")
+	runCLI(t, "replay", log, "--dry-run", "--flink-plan", filepath.Join(filepath.Dir(dir), "plan.json")).wantOneLineError(t, 2, "--flink-plan")
+	runCLI(t, "validate", log, "--coordinator", "a=none").wantOneLineError(t, 2, "--coordinator")
+}
+
+// damage rewrites events.0 of a copied log.
+func damage(t *testing.T, dir string, f func([]byte) []byte) {
+	t.Helper()
+	p := filepath.Join(dir, "events.0")
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, f(data), 0o666); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// secondRecord returns the offset of the second record of a file.
+func secondRecord(data []byte) int {
+	return 8 + int(be.BigEndian.Uint32(data[4:8]))
+}
+
+// TestFlink_Damaged: each kind of damage is classified as Flink's reader
+// does: torn records and gaps are warnings (exit 0), unknown types and
+// payloads that do not decode are corruption (exit 2, with what Flink does).
+func TestFlink_Damaged(t *testing.T) {
+	scen := firstScenario(t, "two-failovers")
+	t.Run("torn", func(t *testing.T) {
+		dir := copyFlinkLog(t, scen)
+		var cut int
+		damage(t, dir, func(b []byte) []byte { cut = secondRecord(b); return b[:cut+5] })
+		r := runCLI(t, "dump", dir).wantCode(t, 0)
+		if !strings.Contains(r.stderr, fmt.Sprintf("events.0: offset %d", cut)) {
+			t.Errorf("stderr lacks the torn record's file and offset %d:\n%s", cut, r.stderr)
+		}
+	})
+	t.Run("gap", func(t *testing.T) {
+		dir := copyFlinkLog(t, scen)
+		if err := os.Remove(filepath.Join(dir, "events.1")); err != nil {
+			t.Fatal(err)
+		}
+		r := runCLI(t, "dump", dir).wantCode(t, 0)
+		if !strings.Contains(r.stderr, "events.1: missing") || !strings.Contains(r.stderr, "ignores events.2") {
+			t.Errorf("stderr lacks the gap:\n%s", r.stderr)
+		}
+		r = runCLI(t, "validate", dir, "--format", "github").wantCode(t, 0)
+		if !strings.Contains(r.stdout, "::warning") || !strings.Contains(r.stdout, "flink-gap") {
+			t.Errorf("validate github:\n%s", r.stdout)
+		}
+	})
+	corrupt := map[string]func([]byte) []byte{
+		"unknown-type": func(b []byte) []byte { be.BigEndian.PutUint32(b[secondRecord(b):], 9); return b },
+		"flipped-byte": func(b []byte) []byte { b[secondRecord(b)+8+2] ^= 0xff; return b }, // inside the Java stream's magic
+		"negative-length": func(b []byte) []byte { be.BigEndian.PutUint32(b[secondRecord(b)+4:], 0xffffff00); return b },
+		"length-past-end": func(b []byte) []byte {
+			be.BigEndian.PutUint32(b[secondRecord(b)+4:], 0x7fff0000)
+			return b
+		},
+	}
+	for name, f := range corrupt {
+		t.Run(name, func(t *testing.T) {
+			dir := copyFlinkLog(t, scen)
+			damage(t, dir, f)
+			r := runCLI(t, "dump", dir)
+			if name == "length-past-end" {
+				// Flink reads a payload past the end as a torn record.
+				r.wantCode(t, 0)
+				if !strings.Contains(r.stderr, "cut short") {
+					t.Errorf("stderr:\n%s", r.stderr)
+				}
+				return
+			}
+			r.wantOneLineError(t, 2, "events.0 offset", "Flink itself would fail to replay this log")
+			runCLI(t, "replay", dir, "--dry-run").wantOneLineError(t, 2, "Flink itself would fail")
+			v := runCLI(t, "validate", dir).wantCode(t, 1)
+			if !strings.Contains(v.stdout, "corrupt") {
+				t.Errorf("validate:\n%s", v.stdout)
+			}
+		})
+	}
+}
+
+// TestFlink_Import: a Flink log imported into a jobevent log dry-runs to
+// the same plan.
+func TestFlink_Import(t *testing.T) {
+	dir := filepath.Join(firstScenario(t, "min-pause-released-producer"), "job-events")
+	want := runCLI(t, "replay", dir, "--dry-run", "--format", "json").wantCode(t, 0).stdout
+	dst := filepath.Join(t.TempDir(), "copy")
+	runCLI(t, "import", dir, dst).wantCode(t, 0)
+	got := runCLI(t, "replay", dst, "--dry-run", "--format", "json").wantCode(t, 0).stdout
+	if got != want {
+		t.Errorf("imported plan:\n%s\nwant:\n%s", got, want)
+	}
+	runCLI(t, "stats", dir).wantCode(t, 0)
+	runCLI(t, "diff", dir, dst).wantCode(t, 0)
+}
