@@ -222,8 +222,8 @@ func TestFlink_Damaged(t *testing.T) {
 		}
 	})
 	corrupt := map[string]func([]byte) []byte{
-		"unknown-type": func(b []byte) []byte { be.BigEndian.PutUint32(b[secondRecord(b):], 9); return b },
-		"flipped-byte": func(b []byte) []byte { b[secondRecord(b)+8+2] ^= 0xff; return b }, // inside the Java stream's magic
+		"unknown-type":    func(b []byte) []byte { be.BigEndian.PutUint32(b[secondRecord(b):], 9); return b },
+		"flipped-byte":    func(b []byte) []byte { b[secondRecord(b)+8+2] ^= 0xff; return b }, // inside the Java stream's magic
 		"negative-length": func(b []byte) []byte { be.BigEndian.PutUint32(b[secondRecord(b)+4:], 0xffffff00); return b },
 		"length-past-end": func(b []byte) []byte {
 			be.BigEndian.PutUint32(b[secondRecord(b)+4:], 0x7fff0000)
