@@ -267,3 +267,48 @@ func TestFlink_Import(t *testing.T) {
 	runCLI(t, "stats", dir).wantCode(t, 0)
 	runCLI(t, "diff", dir, dst).wantCode(t, 0)
 }
+
+// TestFlink_LsAndFileURL: ls finds a Flink job under an HA storage
+// directory beside a jobevent log, and a file:// URL with the job-events
+// prefix reads the Flink log.
+func TestFlink_LsAndFileURL(t *testing.T) {
+	scen := firstScenario(t, "rebalance-hash")
+	root := t.TempDir()
+	const job = "0123456789abcdef0123456789abcdef"
+	jobDir := filepath.Join(root, "default", job)
+	if err := os.MkdirAll(jobDir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(copyFlinkLog(t, scen), filepath.Join(jobDir, "job-events")); err != nil {
+		t.Fatal(err)
+	}
+	runCLI(t, "import", filepath.Join(logsDir, "healthy.jsonl"), filepath.Join(root, "jobs", "healthy")).wantCode(t, 0)
+	r := runCLI(t, "ls", root, "--format", "json").wantCode(t, 0)
+	var out struct {
+		Logs []struct {
+			Job    string `json:"job"`
+			Status string `json:"status"`
+			Events int64  `json:"events"`
+		} `json:"logs"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+		t.Fatal(err)
+	}
+	var flinkJobs int
+	for _, l := range out.Logs {
+		if l.Status == "flink" {
+			flinkJobs++
+			if l.Job != job || l.Events == 0 {
+				t.Errorf("flink job listed as %+v", l)
+			}
+		}
+	}
+	if flinkJobs != 1 || len(out.Logs) != 2 {
+		t.Fatalf("ls: %s", r.stdout)
+	}
+	u := "file://" + filepath.ToSlash(root) + "?prefix=default/" + job + "/job-events/"
+	r = runCLI(t, "dump", u, "--format", "json", "--kind", "vertex_initialized").wantCode(t, 0)
+	if !strings.Contains(r.stdout, `"job":"`+job+`"`) {
+		t.Errorf("dump of %s:\n%s", u, r.stdout)
+	}
+}

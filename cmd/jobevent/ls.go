@@ -24,7 +24,9 @@ func newLsCommand() *cli.Command {
 			"prints, for each: its prefix, job id, epochs, segments, events (as read: covered segments\n" +
 			"and fenced rows left out), bytes, when it was last modified (by the bucket's clock) and\n" +
 			"whether the job finished. It reads the listing, the epoch objects and two segments per log\n" +
-			"(the first and the newest), whatever the length of the log.",
+			"(the first and the newest), whatever the length of the log. Flink jobs' job-events\n" +
+			"directories (<storageDir>/<cluster-id>/<job id>/job-events, docs/flink.md) are listed too,\n" +
+			"with status flink; each is read whole.",
 		Flags:  []cli.Flag{formatFlag("table", "json")},
 		Action: runLs,
 	}
@@ -53,6 +55,7 @@ func runLs(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	logs = append(logs, flinkSummaries(c.Context, arg)...)
 	for _, s := range logs {
 		if s.Problem != "" {
 			warnf(c.App.ErrWriter, "%s: %s", s.URL, s.Problem)
