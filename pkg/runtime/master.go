@@ -51,7 +51,11 @@ type vertexRun struct {
 	finished int
 	source   Source
 	enum     SplitEnumerator
-	vc       *VertexContext
+	// enumTouched reports whether enum's state may have changed since
+	// the last snapshot event (started, restored, handed out or took
+	// back splits): only those coordinators are snapshotted.
+	enumTouched bool
+	vc          *VertexContext
 }
 
 func (v *vertexRun) done() bool { return v.p > 0 && v.finished == int(v.p) }

@@ -214,7 +214,7 @@ func (m *master) startEnumerator(ctx context.Context, v *vertexRun, state []byte
 	} else if err := enum.Start(ctx, v.vc); err != nil {
 		return fmt.Errorf("vertex %s: %w", v.spec.ID, err)
 	}
-	v.enum = enum
+	v.enum, v.enumTouched = enum, true
 	return nil
 }
 
@@ -260,6 +260,10 @@ func (m *master) snapshot() error {
 			continue
 		}
 		some = true
+		if !v.enumTouched {
+			continue // unchanged since the last snapshot event
+		}
+		v.enumTouched = false
 		b, err := snap.Snapshot()
 		if err != nil {
 			return fmt.Errorf("snapshot of %s: %w", v.spec.ID, err)

@@ -352,6 +352,7 @@ func (m *master) reset(ctx context.Context, refs []format.SubtaskRef, reason str
 		s.status, s.readyAt = subCreated, readyAt
 		if v.enum != nil {
 			v.enum.AddSplitsBack(int(r.Subtask))
+			v.enumTouched = true
 		}
 	}
 	for _, v := range m.vertices {
@@ -383,6 +384,7 @@ func (m *master) handleSplit(_ context.Context, req splitRequest) (splitReply, e
 	if s.status != subRunning || s.attempt != req.Attempt {
 		return splitReply{}, fmt.Errorf("split request for %s: attempt is not running", req.attemptRef)
 	}
+	v.enumTouched = true
 	split, ok, err := v.enum.NextSplit(int(req.Subtask))
 	if err != nil {
 		return splitReply{}, fmt.Errorf("vertex %s: next split: %w", v.spec.ID, err)
