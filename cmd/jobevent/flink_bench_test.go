@@ -1,0 +1,56 @@
+package main
+
+import (
+	"bytes"
+	be "encoding/binary"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// BenchmarkFlinkDryRun is "jobevent replay DIR --dry-run --format json" on
+// a Flink job-events directory of 100k finished events: the records of a
+// real Flink run (testdata/flink, 1.20.5 rebalance-hash), its finished
+// records repeated after them, through the whole command (recognition,
+// both reads of the files, fold, plan, JSON).
+func BenchmarkFlinkDryRun(b *testing.B) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "flink", "1.20.5", "rebalance-hash", "job-events", "events.0"))
+	if err != nil {
+		b.Skip("no real Flink job-events files")
+	}
+	var finished []byte
+	records, perRound := 0, 0
+	for off := 0; off+8 <= len(data); {
+		end := off + 8 + int(be.BigEndian.Uint32(data[off+4:]))
+		if be.BigEndian.Uint32(data[off:]) == 1 {
+			finished = append(finished, data[off:end]...)
+			perRound++
+		}
+		records++
+		off = end
+	}
+	if perRound == 0 {
+		b.Skip("no finished records")
+	}
+	var log bytes.Buffer
+	log.Write(data)
+	for ; records < 100_000; records += perRound {
+		log.Write(finished)
+	}
+	dir := filepath.Join(b.TempDir(), "job-events")
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "events.0"), log.Bytes(), 0o666); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for range b.N {
+		r := runMain(b.Context(), []string{"jobevent", "replay", dir, "--dry-run", "--format", "json"}, bytes.NewReader(nil), &bytes.Buffer{}, &bytes.Buffer{})
+		if r != 0 {
+			b.Fatalf("exit %d", r)
+		}
+	}
+	b.ReportMetric(float64(records), "records")
+	b.ReportMetric(float64(records)*float64(b.N)/b.Elapsed().Seconds(), "records/s")
+}
