@@ -312,3 +312,32 @@ func TestFlink_LsAndFileURL(t *testing.T) {
 		t.Errorf("dump of %s:\n%s", u, r.stdout)
 	}
 }
+
+// TestFlink_ValidateProfile: validate's Flink profile reports a user
+// accumulator class (Flink deserializes it with the system class loader
+// on replay) and does not report a coordinator snapshot of an operator
+// that is not a chain head.
+func TestFlink_ValidateProfile(t *testing.T) {
+	src := filepath.Join("..", "..", "pkg", "flink", "testdata", "jobevents", "v1_20", "job-events", "events.0")
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Skipf("no fixture: %v", err)
+	}
+	dir := filepath.Join(t.TempDir(), "job-events")
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	r := runCLI(t, "validate", filepath.Dir(src)).wantCode(t, 0)
+	if !strings.Contains(r.stdout, "no findings") {
+		t.Errorf("validate of the fixture:\n%s", r.stdout)
+	}
+	// The same length, so the record stays well framed.
+	user := strings.Replace(string(data), "org.apache.flink.api.common.accumulators.LongCounter", "com.example.jobs.metrics.accumulator.BadRowsCounter1", 1)
+	if err := os.WriteFile(filepath.Join(dir, "events.0"), []byte(user), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	r = runCLI(t, "validate", dir, "--format", "github").wantCode(t, 0)
+	if !strings.Contains(r.stdout, "title=flink-user-accumulator") || !strings.Contains(r.stdout, "BadRowsCounter1") {
+		t.Errorf("validate:\n%s", r.stdout)
+	}
+}
