@@ -21,6 +21,12 @@ const flinkMasterPrefix = "flink-jobmaster"
 // Flink log (or one imported from a Flink log) with the Flink profile.
 func withFlinkReplay(cmd *cli.Command) *cli.Command {
 	cmd.Flags = append(cmd.Flags, flinkPlanFlag(), coordinatorFlag())
+	cmd.Description += "\n\nLOG may be an Apache Flink job-events directory (docs/flink.md): the dry run then predicts\n" +
+		"what Flink's recovering JobMaster keeps and redeploys (--lost-worker takes TaskManager\n" +
+		"resource ids; the default availability is what the TaskManagers still hold), with\n" +
+		"--flink-plan for names and --coordinator for coordinator kinds the log cannot tell.\n" +
+		"Without --dry-run a Flink log is refused: Flink recovers its own job. A log imported from\n" +
+		"a Flink log (jobevent import FLINK_DIR LOG) is planned the same way."
 	inner := cmd.Action
 	cmd.Action = func(c *cli.Context) error {
 		fo, err := flinkOptionsOf(c)
