@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -165,7 +166,8 @@ func openFlinkSource(ctx context.Context, arg string, fo *flinkOptions) (*flinkS
 	if err == nil {
 		var src *flink.Source
 		if src, err = l.Events(); err == nil {
-			return &flinkSource{Source: src, log: l, arg: arg, closer: closer, notices: flinkNotices(l)}, nil
+			notices := append(flinkNotices(l), unmatchedCoordinators(l, opts.Coordinators)...)
+			return &flinkSource{Source: src, log: l, arg: arg, closer: closer, notices: notices}, nil
 		}
 	}
 	if closer != nil {
@@ -294,4 +296,25 @@ func diffFlinkOptions(c *cli.Context) (a, b sourceOptions, err error) {
 		b.flink = fo
 	}
 	return a, b, nil
+}
+
+// unmatchedCoordinators warns about --coordinator values that name no
+// vertex of the log (by id, or by name from --flink-plan): they change
+// nothing, and are never silently ignored.
+func unmatchedCoordinators(l *flink.Log, kinds map[string]string) []format.Notice {
+	known := map[string]bool{}
+	for _, v := range l.Graph().Vertices {
+		known[v.ID] = true
+	}
+	for _, n := range l.Names() {
+		known[n] = true
+	}
+	var out []format.Notice
+	for v := range kinds {
+		if !known[v] {
+			out = append(out, format.Notice{Kind: noticeFlinkNote, Message: fmt.Sprintf("--coordinator %s=%s names no vertex of the log (by 32-hex id, or by name from --flink-plan): it changes nothing", v, kinds[v])})
+		}
+	}
+	slices.SortFunc(out, func(a, b format.Notice) int { return strings.Compare(a.Message, b.Message) })
+	return out
 }

@@ -341,3 +341,23 @@ func TestFlink_ValidateProfile(t *testing.T) {
 		t.Errorf("validate:\n%s", r.stdout)
 	}
 }
+
+// TestFlink_CoordinatorFlag: --coordinator by name changes the plan (a
+// source without batch snapshots); one that names no vertex is a warning.
+func TestFlink_CoordinatorFlag(t *testing.T) {
+	scen := firstScenario(t, "rebalance-hash")
+	dir, plan := filepath.Join(scen, "job-events"), filepath.Join(scen, "plan.json")
+	base := runCLI(t, "replay", dir, "--dry-run", "--format", "json", "--flink-plan", plan).wantCode(t, 0)
+	r := runCLI(t, "replay", dir, "--dry-run", "--format", "json", "--flink-plan", plan, "--coordinator", "Source: numbers -> src=no_batch_snapshot").wantCode(t, 0)
+	if r.stdout == base.stdout {
+		t.Errorf("--coordinator by name changed nothing:\n%s", r.stdout)
+	}
+	if strings.Contains(r.stderr, "names no vertex") {
+		t.Errorf("a vertex named by the plan was not matched:\n%s", r.stderr)
+	}
+	r = runCLI(t, "replay", dir, "--dry-run", "--coordinator", "nosuch=none").wantCode(t, 0)
+	if !strings.Contains(r.stderr, "--coordinator nosuch=none names no vertex") {
+		t.Errorf("stderr:\n%s", r.stderr)
+	}
+	runCLI(t, "replay", dir, "--dry-run", "--coordinator", "x=maybe").wantOneLineError(t, 2, "bad --coordinator")
+}
