@@ -33,7 +33,12 @@ func flinkSummaries(ctx context.Context, arg string) []*blob.Summary {
 	var out []*blob.Summary
 	if dir, ok := localDir(arg); ok {
 		for _, rel := range localJobEventDirs(dir) {
-			s := &blob.Summary{URL: filepath.Join(dir, filepath.FromSlash(rel)), Prefix: rel + "/"}
+			root, err := filepath.Abs(dir)
+			if err != nil {
+				root = dir
+			}
+			// The form of ls's other URLs, which every command reads back.
+			s := &blob.Summary{URL: "file://" + filepath.ToSlash(root) + "?prefix=" + rel + "/", Prefix: rel + "/"}
 			summarizeFlink(s, os.DirFS(filepath.Join(dir, filepath.FromSlash(rel))))
 			out = append(out, s)
 		}
