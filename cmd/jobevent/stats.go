@@ -46,6 +46,9 @@ func runStats(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if _, ok := src.(*flinkSource); ok {
+		warnf(c.App.ErrWriter, "%s is a Flink log: Flink records no times, so every duration, wall time, wait and downtime is unknown and shows as 0s; counts, records and bytes are Flink's", c.Args().First())
+	}
 	defer src.Close()
 	st, err := replay.ComputeStats(src)
 	printNotices(c.App.ErrWriter, src.Notices())
