@@ -29,14 +29,14 @@ func commands() []*cli.Command {
 		newTimelineCommand(),
 		newStatsCommand(),
 		newCompletionCommand(),
-		newRunCommand(),
-		newMasterCommand(),
-		newWorkerCommand(),
+		refuseFlinkWrites(newRunCommand()),
+		refuseFlinkWrites(newMasterCommand()),
+		refuseFlinkWrites(newWorkerCommand()),
 		newDrillCommand(),
-		newCompactCommand(),
+		refuseFlinkWrites(newCompactCommand()),
 		newLsCommand(),
 		newStatusCommand(),
-		newCancelCommand(),
+		refuseFlinkWrites(newCancelCommand()),
 	}
 }
 

@@ -318,3 +318,25 @@ func unmatchedCoordinators(l *flink.Log, kinds map[string]string) []format.Notic
 	slices.SortFunc(out, func(a, b format.Notice) int { return strings.Compare(a.Message, b.Message) })
 	return out
 }
+
+// refuseFlinkWrites wraps a command that writes to its log (cancel,
+// compact, run and master with --events) so that it refuses a Flink
+// job-events directory: jobevent never writes next to Flink's files.
+func refuseFlinkWrites(cmd *cli.Command) *cli.Command {
+	inner := cmd.Action
+	cmd.Action = func(c *cli.Context) error {
+		logs := []string{c.Args().First()}
+		if c.IsSet("events") {
+			logs = []string{c.String("events")}
+		} else if cmd.Name == "run" || cmd.Name == "master" {
+			logs = nil // their LOG is a default under ./jobevents
+		}
+		for _, l := range logs {
+			if l != "" && isFlinkLog(c.Context, l) {
+				return usagef(c, "%s is a Flink job-events directory: %s would write next to Flink's files, and jobevent only reads them (docs/flink.md)", l, cmd.Name)
+			}
+		}
+		return inner(c)
+	}
+	return cmd
+}

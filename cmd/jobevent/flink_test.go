@@ -363,3 +363,17 @@ func TestFlink_CoordinatorFlag(t *testing.T) {
 	}
 	runCLI(t, "replay", dir, "--dry-run", "--coordinator", "x=maybe").wantOneLineError(t, 2, "bad --coordinator")
 }
+
+// TestFlink_NoWrites: the commands that write to a log refuse a Flink
+// job-events directory and leave it as it was.
+func TestFlink_NoWrites(t *testing.T) {
+	dir := copyFlinkLog(t, firstScenario(t, "rebalance-hash"))
+	before, _ := os.ReadDir(dir)
+	runCLI(t, "cancel", dir).wantOneLineError(t, 2, "Flink job-events directory", "cancel would write")
+	runCLI(t, "compact", dir).wantOneLineError(t, 2, "compact would write")
+	runCLI(t, "run", filepath.Join("..", "..", "testdata", "jobs", "flink-failover.yaml"), "--events", dir).wantOneLineError(t, 2, "run would write")
+	after, _ := os.ReadDir(dir)
+	if len(after) != len(before) {
+		t.Fatalf("the directory changed: %d entries, was %d", len(after), len(before))
+	}
+}
