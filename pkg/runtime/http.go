@@ -225,7 +225,7 @@ func (f *httpFetcher) fetch(ctx context.Context, job string, in inputFetch) ([]b
 	req.Header.Set("Authorization", "Bearer "+f.token)
 	resp, err := f.peers.http.Do(req)
 	if err != nil {
-		return nil, 0, fmt.Errorf("fetch from worker %s: %v: %w", in.Worker, err, ErrPartitionNotFound)
+		return nil, 0, fmt.Errorf("fetch from worker %s: %w: %v: %w", in.Worker, errWorkerUnreachable, err, ErrPartitionNotFound)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {

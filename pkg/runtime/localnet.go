@@ -46,7 +46,7 @@ func (n *localNet) fetch(ctx context.Context, job string, in inputFetch) ([]byte
 	w, down, lost := n.workers[in.Worker], n.down[in.Worker], n.lost[in.Partition]
 	n.mu.Unlock()
 	if w == nil || down {
-		return nil, 0, fmt.Errorf("worker %s unreachable: %w", in.Worker, ErrPartitionNotFound)
+		return nil, 0, fmt.Errorf("worker %s: %w: %w", in.Worker, errWorkerUnreachable, ErrPartitionNotFound)
 	}
 	if lost {
 		return nil, 0, fmt.Errorf("%s on worker %s: %w", partString(in.Partition), in.Worker, ErrPartitionNotFound)

@@ -148,6 +148,7 @@ type master struct {
 	delayed      []subKey // queued subtasks waiting out their restart delay
 	running      int
 	failovers    int
+	lostWorkers  int // workers given up: they count as registered for expectWorkers
 	lastSnapshot time.Time
 	started      time.Time
 

@@ -17,7 +17,7 @@ func (m *master) schedule(ctx context.Context) error {
 		if m.rng != nil && m.running > 0 {
 			return nil
 		}
-		if m.cfg.expectWorkers > 0 && len(m.workers) < m.cfg.expectWorkers {
+		if m.cfg.expectWorkers > 0 && len(m.workers)+m.lostWorkers < m.cfg.expectWorkers {
 			return nil // embedded: wait until every worker registered
 		}
 		free := m.freeWorkers()
@@ -304,6 +304,15 @@ func (m *master) failed(ctx context.Context, v *vertexRun, i int32, rep *taskRep
 	if err := m.emit(format.Event{Kind: format.KindSubtaskFailed, Vertex: v.spec.ID, Subtask: i, Attempt: rep.Attempt, Worker: rep.Worker, Error: msg}); err != nil {
 		return err
 	}
+	if p := rep.Missing; p != nil && rep.Unreachable && m.isCurrent(*p) {
+		// The holder did not answer: it is given up now, and this
+		// failure is part of its one failover, rather than one failover
+		// per partition of it found missing.
+		if w := m.partLoc[*p]; w != nil && m.workers[w.id] == w {
+			return m.loseWorkerWith(ctx, w.id, fmt.Errorf("unreachable from %s/%d: %s", v.spec.ID, i, msg),
+				[]format.SubtaskRef{{Vertex: v.spec.ID, Subtask: i}})
+		}
+	}
 	m.failovers++
 	st := m.spec.Settings
 	if st.RestartStrategy == RestartNone || m.failovers > st.RestartAttempts {
@@ -404,11 +413,18 @@ const ReasonWorkerLost = "worker_lost"
 // is downstream of those (what a partition-not-found would reset, once per
 // partition, if they were left to be found missing).
 func (m *master) loseWorker(ctx context.Context, id string, cause error) error {
+	return m.loseWorkerWith(ctx, id, cause, nil)
+}
+
+// loseWorkerWith is loseWorker that also resets extra, subtasks whose
+// failure revealed the loss (already recorded subtask_failed).
+func (m *master) loseWorkerWith(ctx context.Context, id string, cause error, extra []format.SubtaskRef) error {
 	w := m.workers[id]
 	if w == nil {
 		return nil
 	}
 	delete(m.workers, id)
+	m.lostWorkers++
 	m.logf("worker %s lost: %v", id, cause)
 	var lost []format.SubtaskRef
 	for p, holder := range m.partLoc {
@@ -421,7 +437,7 @@ func (m *master) loseWorker(ctx context.Context, id string, cause error) error {
 		}
 	}
 	msg := fmt.Sprintf("worker %s lost: %v", id, cause)
-	var refs []format.SubtaskRef
+	refs := append([]format.SubtaskRef(nil), extra...)
 	for _, v := range m.vertices {
 		for i := range v.subs {
 			s := &v.subs[i]

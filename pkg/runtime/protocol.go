@@ -81,12 +81,15 @@ type taskReport struct {
 	Error string `json:"error,omitempty"`
 	// Missing names the partition the attempt could not fetch:
 	// partition-not-found.
-	Missing    *partID            `json:"missing,omitempty"`
-	RecordsIn  int64              `json:"records_in"`
-	RecordsOut int64              `json:"records_out"`
-	BytesIn    int64              `json:"bytes_in"`
-	BytesOut   int64              `json:"bytes_out"`
-	Partitions []format.Partition `json:"partitions"`
+	Missing *partID `json:"missing,omitempty"`
+	// Unreachable reports that the worker holding Missing did not answer
+	// at all (it may be gone), rather than answering that it lacks it.
+	Unreachable bool               `json:"unreachable,omitempty"`
+	RecordsIn   int64              `json:"records_in"`
+	RecordsOut  int64              `json:"records_out"`
+	BytesIn     int64              `json:"bytes_in"`
+	BytesOut    int64              `json:"bytes_out"`
+	Partitions  []format.Partition `json:"partitions"`
 }
 
 // splitRequest asks the master for the next split of a source subtask.

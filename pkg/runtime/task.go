@@ -20,6 +20,10 @@ func (e *partitionNotFoundError) Error() string {
 
 func (e *partitionNotFoundError) Unwrap() error { return e.Err }
 
+// errWorkerUnreachable is wrapped, beside ErrPartitionNotFound, by a fetch
+// from a worker that did not answer at all.
+var errWorkerUnreachable = errors.New("jobevent/runtime: worker unreachable")
+
 // taskRunner runs attempts on a worker.
 type taskRunner struct {
 	worker  string
@@ -61,6 +65,7 @@ func (r *taskRunner) run(ctx context.Context, spec *Spec, d *deployment, master 
 		if errors.As(err, &pnf) {
 			id := pnf.ID
 			rep.Missing = &id
+			rep.Unreachable = errors.Is(err, errWorkerUnreachable)
 		}
 		return rep
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -129,5 +130,32 @@ func TestStillRead(t *testing.T) {
 		if got := m.stillRead(partID{Vertex: "a", Subtask: c.sub, Consumer: "b"}); got != c.want {
 			t.Errorf("%s: stillRead(a/%d → b) = %v, want %v", c.pattern, c.sub, got, c.want)
 		}
+	}
+}
+
+// TestRun_UnreachableWorkerIsOneFailover: a worker that stops answering
+// fetches (the embedded runtime's Disconnect) before anything notices it
+// is gone is given up at the first fetch that finds it unreachable, in one
+// failover, instead of one failover per partition of it that a consumer
+// finds missing; the job finishes with the output of a clean run.
+func TestRun_UnreachableWorkerIsOneFailover(t *testing.T) {
+	want, _ := cleanRun(t, "shuffle.yaml", 1)
+	dir := jobDir(t)
+	sum, err := Run(context.Background(), loadJob(t, "shuffle.yaml"), Options{Dir: dir, Seeded: true, Seed: 1,
+		onNet: func(n *localNet) { n.Disconnect("w1") }})
+	if err != nil {
+		t.Fatalf("run with w1 unreachable: %v", err)
+	}
+	var resets []string
+	for _, e := range readLog(t, sum.Log) {
+		if e.Kind == format.KindSubtasksReset {
+			resets = append(resets, e.Reason)
+		}
+	}
+	if len(resets) != 1 || resets[0] != ReasonWorkerLost {
+		t.Fatalf("resets %v, want one %s", resets, ReasonWorkerLost)
+	}
+	if !reflect.DeepEqual(readOutput(t, dir, sum.Job), want) {
+		t.Fatal("output differs from the clean run")
 	}
 }
