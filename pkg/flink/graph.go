@@ -18,8 +18,9 @@ type Options struct {
 	// CoordinatorBatchSnapshot, CoordinatorNoBatchSnapshot) of vertices by
 	// 32-hex id or by name.
 	Coordinators map[string]string
-	// Job is the job id to record, "" for the directory's parent name when
-	// the directory is named job-events.
+	// Job is the job id to record. Empty means the plan's job id when a
+	// plan is given (callers pass JobOfDir's answer when the directory's
+	// path names the job).
 	Job string
 }
 

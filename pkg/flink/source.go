@@ -52,6 +52,9 @@ func Open(fsys fs.FS, opts Options) (*Log, error) {
 		return nil, err
 	}
 	defer r.Close()
+	if opts.Job == "" && opts.Plan != nil && hexID32(opts.Plan.JobID) {
+		opts.Job = opts.Plan.JobID // the plan names the job the directory does not
+	}
 	l := &Log{fsys: fsys, opts: opts, epochs: map[string]int32{}}
 	g := newGraphBuilder()
 	var files []string
