@@ -271,7 +271,7 @@ func TestDump_BadInput(t *testing.T) {
 		dir := t.TempDir()
 		runCLI(t, "import", logPath("gap.jsonl"), dir).wantOneLineError(t, 2, "seq 10 follows seq 8")
 		writeSegments(t, dir, readEvents(t, "gap.jsonl"), 8) // seqs 1-8, then 10-
-		runCLI(t, "dump", dir).wantOneLineError(t, 2, "events/", "seq 9 to 9 missing")
+		runCLI(t, "dump", dir).wantOneLineError(t, 2, "events/", "seq 9 missing before seq 10")
 	})
 }
 

@@ -169,7 +169,7 @@ func TestRun_Notices(t *testing.T) {
 func TestJSONL_SeqGapIsCorrupt(t *testing.T) {
 	gap := logPath("gap.jsonl")
 	for _, cmd := range [][]string{{"dump"}, {"replay", "--dry-run"}, {"stats"}, {"replay", "--dry-run", "--sweep"}} {
-		runCLI(t, append(cmd, gap)...).wantOneLineError(t, 2, "gap.jsonl: seq gap: seq 9 to 9 missing before seq 10")
+		runCLI(t, append(cmd, gap)...).wantOneLineError(t, 2, "gap.jsonl: seq gap: seq 9 missing before seq 10")
 	}
 	runCLI(t, "validate", gap).wantCode(t, 1) // a finding, as before
 }

@@ -223,23 +223,11 @@ func (s *jsonlSource) Next() (format.Event, error) {
 		}
 		s.endRun()
 		if !s.anySeq && e.Seq != s.last+1 {
-			return format.Event{}, &blob.CorruptError{Key: s.path, Err: jsonlGapError(s.last, e.Seq)}
+			return format.Event{}, &blob.CorruptError{Key: s.path, Err: blob.SeqGapError(s.last, e.Seq)}
 		}
 		s.last = e.Seq
 		return e, nil
 	}
-}
-
-// jsonlGapError is the bucket reader's seq gap error (blob.ErrSeqGap, with
-// the same wording), for events kept from a JSONL file: seqs start at 1
-// and follow each other, fenced rows aside, as in a log on a bucket, so
-// that a file the JSONL readers accept is a log `jobevent import` can
-// write and the bucket reader read back.
-func jsonlGapError(last, got int64) error {
-	if got > last+1 {
-		return fmt.Errorf("%w: seq %d to %d missing before seq %d", blob.ErrSeqGap, last+1, got-1, got)
-	}
-	return fmt.Errorf("%w: seq %d follows seq %d (duplicate or out of order)", blob.ErrSeqGap, got, last)
 }
 
 func (s *jsonlSource) addFenced(e *format.Event, f fence) {

@@ -126,3 +126,20 @@ func TestHeartbeatTime_ReadOnly(t *testing.T) {
 		t.Fatalf("HeartbeatTime of an unclaimed epoch: %v, want ErrNotFound", err)
 	}
 }
+
+// TestSeqGapError: one missing seq reads "seq 9", several "seq 9 to 11".
+func TestSeqGapError(t *testing.T) {
+	for _, c := range []struct {
+		last, got int64
+		want      string
+	}{
+		{8, 10, "seq gap: seq 9 missing before seq 10"},
+		{8, 12, "seq gap: seq 9 to 11 missing before seq 12"},
+		{9, 7, "seq gap: seq 7 follows seq 9 (duplicate or out of order)"},
+	} {
+		err := SeqGapError(c.last, c.got)
+		if !errors.Is(err, ErrSeqGap) || err.Error() != c.want {
+			t.Errorf("SeqGapError(%d, %d) = %v, want %q wrapping ErrSeqGap", c.last, c.got, err, c.want)
+		}
+	}
+}

@@ -239,8 +239,8 @@ func (r *Reader) checkEnd() (relisted bool, err error) {
 		_, err := r.replan()
 		return true, err
 	}
-	return false, &CorruptError{Key: want.key, Err: fmt.Errorf("%w: epoch %d starts at seq %d, but the events end at seq %d: seq %d to %d missing",
-		ErrSeqGap, want.epoch, want.startSeq, have, have+1, need)}
+	return false, &CorruptError{Key: want.key, Err: fmt.Errorf("%w: epoch %d starts at seq %d, but the events end at seq %d: %s missing",
+		ErrSeqGap, want.epoch, want.startSeq, have, seqRange(have+1, need))}
 }
 
 // Notices returns the notices gathered since the previous call: torn tail
@@ -491,11 +491,11 @@ func (r *Reader) nextRow() (e format.Event, ok bool, err error) {
 			return e, false, nil
 		}
 		if r.started && e.Seq != r.last+1 {
-			return e, false, &CorruptError{Key: c.item.Key, Err: gapError(r.last, e.Seq)}
+			return e, false, &CorruptError{Key: c.item.Key, Err: SeqGapError(r.last, e.Seq)}
 		}
 		if !r.started && e.Seq != r.skipThrough+1 {
 			// A log starts at seq 1; a reader from Since at Since.
-			return e, false, &CorruptError{Key: c.item.Key, Err: gapError(r.skipThrough, e.Seq)}
+			return e, false, &CorruptError{Key: c.item.Key, Err: SeqGapError(r.skipThrough, e.Seq)}
 		}
 		r.started, r.last, r.lastEpoch, r.key = true, e.Seq, e.Epoch, c.item.Key
 		if r.opts.Until > 0 && e.Seq == r.opts.Until {
@@ -511,11 +511,24 @@ func tornMessage(item planItem) string {
 		item.First, item.end(), item.Epoch, item.First-1)
 }
 
-func gapError(last, got int64) error {
+// SeqGapError returns the error, wrapping ErrSeqGap, of seq got read right
+// after seq last: "seq 9 missing before seq 10", "seq 9 to 11 missing
+// before seq 12", or for a seq that does not move on, "seq 7 follows seq 9
+// (duplicate or out of order)". Every reader of events, on a bucket or in
+// a JSONL file, reports a gap with it.
+func SeqGapError(last, got int64) error {
 	if got > last+1 {
-		return fmt.Errorf("%w: seq %d to %d missing before seq %d", ErrSeqGap, last+1, got-1, got)
+		return fmt.Errorf("%w: %s missing before seq %d", ErrSeqGap, seqRange(last+1, got-1), got)
 	}
 	return fmt.Errorf("%w: seq %d follows seq %d (duplicate or out of order)", ErrSeqGap, got, last)
+}
+
+// seqRange reads "seq 9" or "seq 9 to 11".
+func seqRange(first, last int64) string {
+	if first == last {
+		return fmt.Sprintf("seq %d", first)
+	}
+	return fmt.Sprintf("seq %d to %d", first, last)
 }
 
 // finishSegment ends the current segment, noticing the rows it fenced.

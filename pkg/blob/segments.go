@@ -160,7 +160,7 @@ func checkNames(items []planItem) error {
 			return &CorruptError{Key: it.Key, Err: it.err}
 		}
 		if it.First != next {
-			return &CorruptError{Key: it.Key, Err: gapError(next-1, it.First)}
+			return &CorruptError{Key: it.Key, Err: SeqGapError(next-1, it.First)}
 		}
 		next = it.end() + 1
 	}
