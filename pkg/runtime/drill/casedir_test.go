@@ -3,10 +3,12 @@ package drill
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jobevent/jobevent/pkg/runtime"
 )
@@ -38,7 +40,9 @@ func TestRun_NotDrillable(t *testing.T) {
 	for _, tc := range []struct {
 		name, input, output, want string
 	}{
-		{"shared mem output", "in", "mem://drill-shared", "not a relative local path"},
+		// mem:// buckets live as long as the process: a name of its own per
+		// run, so that -count=N does not find the last run's output.
+		{"shared mem output", "in", fmt.Sprintf("mem://drill-shared-%d", time.Now().UnixNano()), "not a relative local path"},
 		{"absolute output", "in", filepath.ToSlash(outside), "not under the run directory"},
 		{"input above the base", "../" + filepath.Base(outside), "out", "relative inputs under"},
 	} {
