@@ -47,10 +47,9 @@ type validator struct {
 	finished  int64           // seq of job_finished, 0 if none
 	reported  bool            // after-job-finished reported
 
-	topo  *topology
-	vs    []vVertex
-	sub   []vSub
-	total int64
+	topo *topology
+	vs   []vVertex
+	sub  []vSub // dense: vs[v].base + subtask number
 }
 
 type vVertex struct {

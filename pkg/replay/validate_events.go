@@ -56,7 +56,7 @@ func (v *validator) initialized(e *format.Event) {
 	case vs.par > 0:
 		v.errorf(e, RuleVertexReinitialized, "vertex %q initialized again (parallelism %d at seq %d)", e.Vertex, vs.par, vs.initSeq)
 		return
-	case p < 1 || p > MaxParallelism || v.total+int64(p) > MaxSubtasks:
+	case p < 1 || p > MaxParallelism || int64(len(v.sub))+int64(p) > MaxSubtasks:
 		v.errorf(e, RuleParallelism, "vertex %q initialized with parallelism %d, out of range", e.Vertex, p)
 		return
 	case conf.Parallelism > 0 && p != conf.Parallelism:
@@ -64,11 +64,10 @@ func (v *validator) initialized(e *format.Event) {
 	case conf.Parallelism == 0 && conf.MaxParallelism > 0 && p > conf.MaxParallelism:
 		v.errorf(e, RuleParallelism, "vertex %q (auto) initialized with parallelism %d, above its max_parallelism %d", e.Vertex, p, conf.MaxParallelism)
 	}
-	vs.par, vs.base, vs.initSeq = p, int32(v.total), e.Seq
+	vs.par, vs.base, vs.initSeq = p, int32(len(v.sub)), e.Seq
 	for i := int32(0); i < p; i++ {
 		v.sub = append(v.sub, vSub{lastAttempt: -1, runAttempt: -1})
 	}
-	v.total += int64(p)
 }
 
 func (v *validator) started(e *format.Event) {
