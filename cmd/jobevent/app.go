@@ -9,7 +9,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/jobevent/jobevent/internal/progress"
 	"github.com/jobevent/jobevent/pkg/format"
+	"github.com/jobevent/jobevent/pkg/runtime/drill"
 )
 
 // version is the jobevent version; release builds set it with
@@ -40,17 +42,66 @@ func commands() []*cli.Command {
 	}
 }
 
-// newApp builds the jobevent application. It writes only to stdout and
-// stderr, and never exits the process: errors come back from Run, and
-// runMain maps them to exit codes.
+// application is one jobevent process: its standard streams and the
+// parts that tests replace. main builds one with newApplication; a test
+// builds its own, changes a field and runs it.
+type application struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	// recoverJob recovers the job of a log for real, the same as
+	// "jobevent run --resume": "jobevent replay LOG" without --dry-run
+	// calls it.
+	recoverJob func(c *cli.Context, log string) error
+	// drillPlanner is the planner drills predict with; nil means
+	// replay.Plan. Tests set a broken one to see the command fail.
+	drillPlanner drill.Planner
+	// progress is the base of every command's progress line; tests
+	// replace its terminal check to exercise the line without a terminal.
+	progress progress.Options
+}
+
+// newApplication returns the application main runs, reading stdin and
+// writing stdout and stderr.
+func newApplication(stdin io.Reader, stdout, stderr io.Writer) *application {
+	return &application{stdin: stdin, stdout: stdout, stderr: stderr, recoverJob: recoverFromLog}
+}
+
+// applicationKey is the key of the application in its cli.App's Metadata.
+const applicationKey = "jobevent.application"
+
+// appOf returns the application whose command runs in c.
+func appOf(c *cli.Context) *application {
+	if a, ok := c.App.Metadata[applicationKey].(*application); ok {
+		return a
+	}
+	return newApplication(c.App.Reader, c.App.Writer, c.App.ErrWriter)
+}
+
+// run runs the application on args (args[0] is the program name) and
+// returns the exit code.
+func (a *application) run(ctx context.Context, args []string) int {
+	return runApp(ctx, a.cli(), args)
+}
+
+// newApp builds the cli.App of the default application writing to stdout
+// and stderr.
 func newApp(stdout, stderr io.Writer) *cli.App {
+	return newApplication(nil, stdout, stderr).cli()
+}
+
+// cli builds the cli.App of a. It writes only to a's stdout and stderr,
+// and never exits the process: errors come back from Run, and runApp maps
+// them to exit codes.
+func (a *application) cli() *cli.App {
 	app := &cli.App{
 		Name:           "jobevent",
 		Usage:          "record, inspect and replay batch job event logs",
 		UsageText:      "jobevent COMMAND [flags] ARGS...",
 		Version:        versionString(),
-		Writer:         stdout,
-		ErrWriter:      stderr,
+		Reader:         a.stdin,
+		Writer:         a.stdout,
+		ErrWriter:      a.stderr,
+		Metadata:       map[string]any{applicationKey: a},
 		Commands:       commands(),
 		ExitErrHandler: func(*cli.Context, error) {},
 		OnUsageError:   onUsageError,
@@ -162,9 +213,7 @@ func plural(n int) string {
 // os.Exit, so tests run the app in process. Every error is printed as one
 // line on stderr.
 func runMain(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	app := newApp(stdout, stderr)
-	app.Reader = stdin
-	return runApp(ctx, app, args)
+	return newApplication(stdin, stdout, stderr).run(ctx, args)
 }
 
 // runApp runs app on args and returns the exit code, printing the error

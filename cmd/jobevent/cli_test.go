@@ -52,6 +52,17 @@ func runCLIWith(t *testing.T, ctx context.Context, stdin string, args ...string)
 	return result{code: code, stdout: out.String(), stderr: errb.String()}
 }
 
+// runCLIChanged runs "jobevent args..." in process on an application
+// that change has altered (a broken planner, a forced terminal).
+func runCLIChanged(t *testing.T, change func(*application), args ...string) result {
+	t.Helper()
+	var out, errb bytes.Buffer
+	a := newApplication(strings.NewReader(""), &out, &errb)
+	change(a)
+	code := a.run(context.Background(), append([]string{"jobevent"}, args...))
+	return result{code: code, stdout: out.String(), stderr: errb.String()}
+}
+
 // wantCode fails the test when the run did not end with code.
 func (r result) wantCode(t *testing.T, code int) result {
 	t.Helper()

@@ -16,10 +16,6 @@ import (
 	"github.com/jobevent/jobevent/pkg/runtime/drill"
 )
 
-// drillPlanner is the planner the drill predicts with; nil means
-// replay.Plan. Tests set a broken one to see the command fail.
-var drillPlanner drill.Planner
-
 func newDrillCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "drill",
@@ -122,7 +118,7 @@ func drillOptions(c *cli.Context) (drill.Options, error) {
 	o := drill.Options{
 		Seed: c.Int64("seed"), Parallel: c.Int("parallel"), Workers: c.Int("workers"),
 		Keep: c.String("keep"), SpecPath: c.Args().First(), Stderr: c.App.ErrWriter,
-		Planner: drillPlanner,
+		Planner: appOf(c).drillPlanner,
 	}
 	switch p := c.String("points"); p {
 	case "all":

@@ -94,7 +94,7 @@ func TestDrill_Report(t *testing.T) {
 func TestDrill_FailsOnMismatch(t *testing.T) {
 	drillTemp(t)
 	keep := t.TempDir()
-	drillPlanner = func(s *replay.State, a replay.Availability, o replay.PlanOptions) *replay.RecoveryPlan {
+	broken := func(s *replay.State, a replay.Availability, o replay.PlanOptions) *replay.RecoveryPlan {
 		p := replay.PlanRecovery(s, a, o)
 		rows := append([]replay.SubtaskPlan(nil), p.Subtasks...)
 		for i := range rows {
@@ -107,8 +107,7 @@ func TestDrill_FailsOnMismatch(t *testing.T) {
 		c.Subtasks = rows
 		return &c
 	}
-	t.Cleanup(func() { drillPlanner = nil })
-	r := runCLI(t, "drill", drillSpec, "--at", "21", "--faults", "master", "--keep", keep, "--no-timing")
+	r := runCLIChanged(t, func(a *application) { a.drillPlanner = broken }, "drill", drillSpec, "--at", "21", "--faults", "master", "--keep", keep, "--no-timing")
 	r.wantOneLineError(t, 1, "drill: 1 of 1 cases failed; kept in "+keep)
 	for _, want := range []string{"FAILED point 21 master", "started but not predicted", "verdict: 1 point, 1 fault: 1 of 1 cases FAILED (1 prediction mismatched)"} {
 		if !strings.Contains(r.stdout, want) {

@@ -25,15 +25,11 @@ func quietFlag() *cli.BoolFlag {
 	}
 }
 
-// progressOptions is the base of every command's progress line; tests
-// replace its terminal check to exercise the line without a terminal.
-var progressOptions = progress.Options{}
-
 // newProgress returns the progress line of the command running in c. It
 // draws only when the app's stderr is a terminal, outside CI and without
 // --quiet; otherwise it does nothing.
 func newProgress(c *cli.Context) *progress.Reporter {
-	o := progressOptions
+	o := appOf(c).progress
 	o.Quiet = c.Bool("quiet")
 	return progress.New(c.App.Writer, c.App.ErrWriter, o)
 }

@@ -177,9 +177,6 @@ func TestVisible(t *testing.T) {
 func TestProgress_ForcedTerminal(t *testing.T) {
 	dir := t.TempDir()
 	big := writeGeneratedLog(t, dir, 30_000)
-	saved := progressOptions
-	t.Cleanup(func() { progressOptions = saved })
-	forced := forcedTerminal
 	cases := []struct {
 		name string
 		args func(n int) []string // n tells the runs apart
@@ -193,11 +190,8 @@ func TestProgress_ForcedTerminal(t *testing.T) {
 	drawn := 0
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			progressOptions = saved
 			plain := runCLI(t, tc.args(0)...)
-			progressOptions = forced
-			term := runCLI(t, tc.args(1)...)
-			progressOptions = saved
+			term := runCLIChanged(t, forceTerminal, tc.args(1)...)
 			if term.code != plain.code {
 				t.Fatalf("exit code = %d on a terminal, want %d", term.code, plain.code)
 			}
@@ -216,7 +210,10 @@ func TestProgress_ForcedTerminal(t *testing.T) {
 	t.Logf("%d of %d commands drew a progress line", drawn, len(cases))
 }
 
-// forcedTerminal is progressOptions for a terminal that is not there:
+// forceTerminal makes a draw its progress lines as forcedTerminal says.
+func forceTerminal(a *application) { a.progress = forcedTerminal }
+
+// forcedTerminal is the progress base for a terminal that is not there:
 // the line draws into the app's stderr buffer as fast as it may.
 var forcedTerminal = progress.Options{
 	IsTerminal: func(io.Writer) bool { return true },
@@ -230,8 +227,6 @@ var forcedTerminal = progress.Options{
 // with it, and nothing of it is left on stderr, whether the job finishes
 // or its master crashes.
 func TestProgress_RunForcedTerminal(t *testing.T) {
-	saved := progressOptions
-	t.Cleanup(func() { progressOptions = saved })
 	for _, crash := range []bool{false, true} {
 		spec, dir := wordcountSpec(t)
 		args := []string{"run", spec, "--events", filepath.Join(dir, "log"), "--work-dir", filepath.Join(dir, "work"), "--seed", "2"}
@@ -239,9 +234,7 @@ func TestProgress_RunForcedTerminal(t *testing.T) {
 		if crash {
 			args, code = append(args, "--crash-after-seq", "20"), 3
 		}
-		progressOptions = forcedTerminal
-		r := runCLI(t, args...).wantCode(t, code)
-		progressOptions = saved
+		r := runCLIChanged(t, forceTerminal, args...).wantCode(t, code)
 		wantNoBar(t, "stdout", r.stdout)
 		if crash {
 			r.stderr = visible(r.stderr)
@@ -258,8 +251,6 @@ func TestProgress_RunForcedTerminal(t *testing.T) {
 }
 
 func TestCountSubtasks(t *testing.T) {
-	saved := progressOptions
-	t.Cleanup(func() { progressOptions = saved })
 	for name, want := range map[string][2]int64{"running.jsonl": {7, 10}, "healthy.jsonl": {10, 10}} {
 		src, err := openSource(t.Context(), logPath(name), sourceOptions{})
 		if err != nil {

@@ -19,12 +19,6 @@ import (
 	"github.com/jobevent/jobevent/pkg/runtime"
 )
 
-// recoverJob recovers the job of a log for real, the same as
-// "jobevent run --resume": "jobevent replay LOG" without --dry-run calls
-// it. The runtime's command file sets it; while it is nil, replay without
-// --dry-run is an error.
-var recoverJob func(c *cli.Context, log string) error
-
 func newReplayCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "replay",
@@ -140,7 +134,7 @@ func runReplay(c *cli.Context) error {
 	warnUnmatched(c, opts.Unmatched(st))
 	plan := replay.PlanRecovery(st, avail, po)
 	if c.String("format") == "json" {
-		err = writeJSON(c.App.Writer, plan)
+		err = writePlanJSON(c.App.Writer, plan)
 	} else {
 		err = printPlanTable(c, plan, c.Bool("verbose"), opts.LostPartitions)
 	}
@@ -166,10 +160,7 @@ func runRecover(c *cli.Context) error {
 	if c.Int("workers") < 1 || c.Int("slots") < 1 {
 		return usagef(c, "--workers and --slots must be at least 1")
 	}
-	if recoverJob == nil {
-		return fmt.Errorf("replay: recovering for real is not available in this build; use --dry-run to print the plan, or \"jobevent run SPEC --resume\"")
-	}
-	return recoverJob(c, arg)
+	return appOf(c).recoverJob(c, arg)
 }
 
 // dryRunOptions returns the plan options of the log's job.yaml, as a

@@ -189,9 +189,6 @@ func TestReplay_FlagsAfterArgs(t *testing.T) {
 }
 
 func TestReplay_Errors(t *testing.T) {
-	if recoverJob == nil {
-		runCLI(t, "replay", logPath("running.jsonl")).wantOneLineError(t, 2, "--dry-run")
-	}
 	runCLI(t, "replay", logPath("bad-syntax.jsonl"), "--dry-run").wantOneLineError(t, 2, "line 5")
 	runCLI(t, "replay", filepath.Join(t.TempDir(), "none"), "--dry-run").wantOneLineError(t, 2, "no event log at")
 }

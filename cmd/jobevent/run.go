@@ -11,10 +11,6 @@ import (
 	"github.com/jobevent/jobevent/pkg/runtime"
 )
 
-func init() {
-	recoverJob = recoverFromLog
-}
-
 func newRunCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "run",
