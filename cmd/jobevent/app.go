@@ -110,7 +110,7 @@ func (a *application) cli() *cli.App {
 			"the job), a bare local path, or a canonical JSONL file (*.jsonl, read-only).\n\n" +
 			"Exit codes: 0 ok; 1 findings; 2 usage error, bad input, corruption, I/O; 3 deliberate crash.\n\n" +
 			"EXAMPLE:\n" +
-			"   jobevent replay file:///var/lib/jobevent?prefix=jobs/wordcount/ --dry-run",
+			"   jobevent replay 'file:///var/lib/jobevent?prefix=jobs/wordcount/' --dry-run",
 	}
 	for _, cmd := range app.Commands {
 		if cmd.OnUsageError == nil {

@@ -18,8 +18,8 @@ func newCompactCommand() *cli.Command {
 		Usage: "merge runs of small segments into covering segments",
 		UsageText: "jobevent compact LOG [--target-size BYTES] [--dry-run] [--quiet] [--format table|json]\n\n" +
 			"EXAMPLES:\n" +
-			"   jobevent compact file:///var/lib/jobevent?prefix=jobs/wordcount/\n" +
-			"   jobevent compact s3://ops-logs?prefix=jobs/wordcount/ --target-size 4MiB --dry-run",
+			"   jobevent compact 'file:///var/lib/jobevent?prefix=jobs/wordcount/'\n" +
+			"   jobevent compact 's3://ops-logs?prefix=jobs/wordcount/' --target-size 4MiB --dry-run",
 		Description: "Merges runs of consecutive small segments of one epoch into one covering segment each,\n" +
 			"named by the seq range it covers, then deletes the parts. Readers prefer a covering segment\n" +
 			"to the segments it covers, so a crash at any step loses and duplicates nothing as read, and\n" +

@@ -21,9 +21,9 @@ func newDumpCommand() *cli.Command {
 		Usage: "print the events of a log",
 		UsageText: "jobevent dump LOG [--kind K]... [--vertex V] [--subtask N] [--epoch E] [--since SEQ] [--until SEQ] [--follow] [--format table|json|csv]\n\n" +
 			"EXAMPLES:\n" +
-			"   jobevent dump file:///var/lib/jobevent?prefix=jobs/wordcount/\n" +
+			"   jobevent dump 'file:///var/lib/jobevent?prefix=jobs/wordcount/'\n" +
 			"   jobevent dump ./jobevents --kind subtask_finished --vertex count --format csv\n" +
-			"   jobevent dump s3://ops-logs?prefix=jobs/wordcount/ --format json > wordcount.jsonl\n" +
+			"   jobevent dump 's3://ops-logs?prefix=jobs/wordcount/' --format json > wordcount.jsonl\n" +
 			"   jobevent dump ./jobevents --follow --since 100",
 		Description: "Streams the events of LOG in log order (memory does not grow with the log).\n" +
 			"--format json writes canonical JSONL, which \"jobevent import\" reads back byte for byte.\n" +

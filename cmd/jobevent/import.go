@@ -19,8 +19,8 @@ func newImportCommand() *cli.Command {
 		Usage: "write a canonical JSONL file into a new log",
 		UsageText: "jobevent import FILE.jsonl|- LOG [--format table|json]\n\n" +
 			"EXAMPLES:\n" +
-			"   jobevent import testdata/logs/healthy.jsonl file:///tmp/jobevents?prefix=wordcount/\n" +
-			"   jobevent dump s3://ops-logs?prefix=jobs/a/ --format json | jobevent import - ./copy-of-a",
+			"   jobevent import testdata/logs/healthy.jsonl 'file:///tmp/jobevents?prefix=wordcount/'\n" +
+			"   jobevent dump 's3://ops-logs?prefix=jobs/a/' --format json | jobevent import - ./copy-of-a",
 		Description: "Reads canonical JSONL strictly (a wrong type or an unknown field names the line and\n" +
 			"field) and writes it as Parquet segments, keeping the seq and epoch of every event, plus\n" +
 			"one epochs/ object per epoch. It does not judge the job (that is \"jobevent validate\"), but\n" +

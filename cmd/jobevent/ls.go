@@ -19,7 +19,7 @@ func newLsCommand() *cli.Command {
 		UsageText: "jobevent ls BUCKET [--format table|json]\n\n" +
 			"EXAMPLES:\n" +
 			"   jobevent ls file:///var/lib/jobevent\n" +
-			"   jobevent ls s3://ops-logs?prefix=jobs/&region=eu-west-1 --format json | jq -r '.logs[] | select(.finished | not) | .log'",
+			"   jobevent ls 's3://ops-logs?prefix=jobs/&region=eu-west-1' --format json | jq -r '.logs[] | select(.finished | not) | .log'",
 		Description: "Finds every log at or below BUCKET's prefix (a prefix holding job.yaml or events/) and\n" +
 			"prints, for each: its prefix, job id, epochs, segments, events (as read: covered segments\n" +
 			"and fenced rows left out), bytes, when it was last modified (by the bucket's clock) and\n" +

@@ -19,7 +19,7 @@ func newMasterCommand() *cli.Command {
 			"EXAMPLES:\n" +
 			"   JOBEVENT_TOKEN=s3cret jobevent master testdata/jobs/wordcount.yaml --events ./jobevents/wordcount\n" +
 			"   JOBEVENT_TOKEN=s3cret jobevent master --events ./jobevents/wordcount --standby\n" +
-			"   JOBEVENT_TOKEN=s3cret jobevent master testdata/jobs/wordcount.yaml --events s3://ops-logs?prefix=wc/ --listen 10.0.0.5:7100 \\\n" +
+			"   JOBEVENT_TOKEN=s3cret jobevent master testdata/jobs/wordcount.yaml --events 's3://ops-logs?prefix=wc/' --listen 10.0.0.5:7100 \\\n" +
 			"       --tls-cert master.pem --tls-key master-key.pem --tls-ca ca.pem",
 		Description: "Runs the master of SPEC.yaml, serving workers (\"jobevent worker\") on ADDR (default\n" +
 			"127.0.0.1:0; the address is recorded in the log's epoch object, where workers find it).\n" +

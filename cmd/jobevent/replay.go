@@ -27,7 +27,7 @@ func newReplayCommand() *cli.Command {
 			"   jobevent replay LOG [--work-dir DIR] [--workers N] [--slots N] [--format table|json]\n\n" +
 			"EXAMPLES:\n" +
 			"   jobevent replay testdata/logs/failover.jsonl --dry-run --sweep --points 20\n" +
-			"   jobevent replay file:///var/lib/jobevent?prefix=jobs/wordcount/ --dry-run\n" +
+			"   jobevent replay 'file:///var/lib/jobevent?prefix=jobs/wordcount/' --dry-run\n" +
 			"   jobevent replay testdata/logs/running.jsonl --dry-run --lost-worker w2\n" +
 			"   jobevent replay ./jobevents --dry-run --at 120 --format json | jq .summary",
 		Description: "Replays LOG and prints the recovery plan (docs/recovery.md) as if the master died after\n" +

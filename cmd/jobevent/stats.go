@@ -18,7 +18,7 @@ func newStatsCommand() *cli.Command {
 		Usage: "per-vertex statistics, the critical path and the time lost to failovers",
 		UsageText: "jobevent stats LOG [--format table|json]\n\n" +
 			"EXAMPLES:\n" +
-			"   jobevent stats file:///var/lib/jobevent?prefix=jobs/wordcount/\n" +
+			"   jobevent stats 'file:///var/lib/jobevent?prefix=jobs/wordcount/'\n" +
 			"   jobevent stats testdata/logs/failover.jsonl --format json | jq .lost_to_failovers",
 		Description: "Folds LOG once and prints, per vertex: parallelism, attempts, reruns (attempts beyond\n" +
 			"the first of each subtask), failed attempts, the p50 and max duration of the attempts that\n" +

@@ -23,8 +23,8 @@ func newStatusCommand() *cli.Command {
 		Usage: "which master holds a job, its heartbeat, progress and recording health",
 		UsageText: "jobevent status LOG [--heartbeat-timeout DURATION] [--format table|json]\n\n" +
 			"EXAMPLES:\n" +
-			"   jobevent status file:///var/lib/jobevent?prefix=jobs/wordcount/\n" +
-			"   jobevent status gs://ops-logs?prefix=jobs/wordcount/ --format json | jq .heartbeat",
+			"   jobevent status 'file:///var/lib/jobevent?prefix=jobs/wordcount/'\n" +
+			"   jobevent status 'gs://ops-logs?prefix=jobs/wordcount/' --format json | jq .heartbeat",
 		Description: "Prints which master and epoch hold the job (the newest epoch object), how long ago that\n" +
 			"master last wrote its heartbeat (the heartbeat object's modification time as the bucket\n" +
 			"reports it, aged by this machine's clock) and whether that is past --heartbeat-timeout\n" +

@@ -28,7 +28,7 @@ func newTimelineCommand() *cli.Command {
 		UsageText: "jobevent timeline LOG (--html FILE | --svg FILE) [--points N] [--format table|json]\n\n" +
 			"EXAMPLES:\n" +
 			"   jobevent timeline testdata/logs/failover.jsonl --html failover.html\n" +
-			"   jobevent timeline file:///var/lib/jobevent?prefix=jobs/wordcount/ --svg wordcount.svg --points 500",
+			"   jobevent timeline 'file:///var/lib/jobevent?prefix=jobs/wordcount/' --svg wordcount.svg --points 500",
 		Description: "Folds LOG once and writes a self-contained chart (no scripts, no network): one lane per\n" +
 			"subtask, grouped by vertex, each attempt a bar colored by outcome (finished, failed, reset:\n" +
 			"finished and thrown away, interrupted: running when its master died or was reset, running at\n" +

@@ -19,7 +19,7 @@ func newValidateCommand() *cli.Command {
 		Usage: "check that logs are well-formed (a CI gate)",
 		UsageText: "jobevent validate LOG... [--strict] [--format table|json|github]\n\n" +
 			"EXAMPLES:\n" +
-			"   jobevent validate file:///var/lib/jobevent?prefix=jobs/wordcount/\n" +
+			"   jobevent validate 'file:///var/lib/jobevent?prefix=jobs/wordcount/'\n" +
 			"   jobevent validate testdata/logs/*.jsonl --strict --format github",
 		Description: "Checks every rule of the event model (seq gap-free, epochs, the attempt state machine,\n" +
 			"references to vertices and subtasks, ...) and reports each violation as a finding with a\n" +

@@ -16,7 +16,7 @@ func newWorkerCommand() *cli.Command {
 		UsageText: "jobevent worker --events LOG --dir DIR [--master ADDR] [--slots N] [--token T] [--listen ADDR] [--name NAME] [--tls-cert FILE --tls-key FILE [--tls-ca FILE]]\n\n" +
 			"EXAMPLES:\n" +
 			"   JOBEVENT_TOKEN=s3cret jobevent worker --events ./jobevents/wordcount --dir /var/tmp/w1\n" +
-			"   JOBEVENT_TOKEN=s3cret jobevent worker --events s3://ops-logs?prefix=wc/ --dir /var/tmp/w1 --listen 10.0.0.6:7200 \\\n" +
+			"   JOBEVENT_TOKEN=s3cret jobevent worker --events 's3://ops-logs?prefix=wc/' --dir /var/tmp/w1 --listen 10.0.0.6:7200 \\\n" +
 			"       --tls-cert w1.pem --tls-key w1-key.pem --tls-ca ca.pem",
 		Description: "Runs the attempts the job's master deploys and serves the partitions they write under\n" +
 			"DIR to the other workers (over HTTP on ADDR, default 127.0.0.1:0). The worker finds the\n" +
