@@ -2,16 +2,15 @@ package format
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strconv"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files and the seed corpus under testdata/")
+	"github.com/jobevent/jobevent/internal/golden"
+)
 
 // Golden files: a canonical JSONL log and the segment the current schema
 // version writes for it. Later versions must keep reading the segments of
@@ -23,22 +22,12 @@ const (
 )
 
 func TestGolden_JSONL(t *testing.T) {
-	got := encodeJSON(sampleEvents())
-	if *update {
-		writeFile(t, goldenJSONL, got)
-	}
-	want, err := os.ReadFile(goldenJSONL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Fatalf("canonical JSONL differs from %s (rerun with -update and review the diff)", goldenJSONL)
-	}
+	golden.Compare(t, goldenJSONL, encodeJSON(sampleEvents()))
 }
 
 func TestGolden_Segment(t *testing.T) {
-	if *update {
-		writeFile(t, goldenSegment, encode(t, sampleEvents()))
+	if golden.Updating() {
+		golden.Write(t, goldenSegment, encode(t, sampleEvents()))
 	}
 	data, err := os.ReadFile(goldenSegment)
 	if err != nil {
@@ -77,8 +66,8 @@ func TestSeedCorpus(t *testing.T) {
 	}
 	for name, data := range seeds {
 		path := filepath.Join("testdata", "fuzz", name)
-		if *update {
-			writeFile(t, path, corpusFile(data))
+		if golden.Updating() {
+			golden.Write(t, path, corpusFile(data))
 		}
 		got, err := os.ReadFile(path)
 		if err != nil {
@@ -103,14 +92,4 @@ const handwritten = `{"kind":"job_submitted","job":"wc","graph":{"vertices":[{"i
 
 func corpusFile(data []byte) []byte {
 	return fmt.Appendf(nil, "go test fuzz v1\n[]byte(%s)\n", strconv.Quote(string(data)))
-}
-
-func writeFile(t *testing.T, path string, data []byte) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
 }
