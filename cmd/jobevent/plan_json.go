@@ -1,0 +1,189 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/jobevent/jobevent/pkg/replay"
+)
+
+// writePlanJSON writes p to w with the bytes writeJSON writes for it
+// (encoding/json, indented by two spaces, then a newline), streamed through
+// a buffer instead of built whole and then indented: the plan of a job of
+// a million subtasks is over 100 MB of JSON.
+func writePlanJSON(w io.Writer, p *replay.RecoveryPlan) error {
+	j := planJSON{w: bufio.NewWriterSize(w, 64<<10)}
+	j.raw("{\n  \"job\": ")
+	j.str(p.Job)
+	j.raw(",\n  \"last_seq\": ")
+	j.int(p.LastSeq)
+	j.raw(",\n  \"epoch\": ")
+	j.int(int64(p.Epoch))
+	j.raw(",\n  \"vertices\": ")
+	switch {
+	case p.Vertices == nil:
+		j.raw("null")
+	case len(p.Vertices) == 0:
+		j.raw("[]")
+	default:
+		for k := range p.Vertices {
+			j.open(k)
+			j.vertex(&p.Vertices[k])
+		}
+		j.raw("\n  ]")
+	}
+	j.raw(",\n  \"subtasks\": ")
+	switch {
+	case p.Subtasks == nil:
+		j.raw("null")
+	case len(p.Subtasks) == 0:
+		j.raw("[]")
+	default:
+		for k := range p.Subtasks {
+			j.open(k)
+			j.subtask(&p.Subtasks[k])
+		}
+		j.raw("\n  ]")
+	}
+	j.raw(",\n  \"summary\": {\n    \"keep\": ")
+	j.int(int64(p.Summary.Keep))
+	j.raw(",\n    \"rerun\": ")
+	j.int(int64(p.Summary.Rerun))
+	j.raw(",\n    \"run\": ")
+	j.int(int64(p.Summary.Run))
+	j.raw("\n  }")
+	if p.Ended != "" {
+		j.raw(",\n  \"ended\": ")
+		j.str(p.Ended)
+	}
+	if p.FullRestart != "" {
+		j.raw(",\n  \"full_restart\": ")
+		j.str(p.FullRestart)
+	}
+	j.raw("\n}\n")
+	if j.err == nil {
+		j.err = j.w.Flush()
+	}
+	if j.err != nil {
+		return fmt.Errorf("write json: %w", j.err)
+	}
+	return nil
+}
+
+// planJSON writes the parts of a plan's JSON to a buffered writer and
+// keeps the first error.
+type planJSON struct {
+	w   *bufio.Writer
+	err error
+	num [24]byte
+}
+
+// open starts element k of an array of objects whose first key is
+// "vertex" (vertices and subtasks), up to that key's value.
+func (j *planJSON) open(k int) {
+	if k == 0 {
+		j.raw("[\n    {\n      \"vertex\": ")
+	} else {
+		j.raw(",\n    {\n      \"vertex\": ")
+	}
+}
+
+// vertex writes the rest of a vertex's object: the fields of
+// VertexPlan.MarshalJSON after "vertex".
+func (j *planJSON) vertex(v *replay.VertexPlan) {
+	j.str(v.Vertex)
+	j.raw(",\n      \"parallelism\": ")
+	if v.Initialized {
+		j.int(int64(v.Parallelism))
+	} else {
+		j.raw("null")
+	}
+	j.raw(",\n      \"initialized\": ")
+	j.bool(v.Initialized)
+	j.raw(",\n      \"deferred\": ")
+	j.bool(v.Deferred)
+	j.raw("\n    }")
+}
+
+// subtask writes the rest of a subtask's object, after "vertex".
+func (j *planJSON) subtask(s *replay.SubtaskPlan) {
+	j.str(s.Vertex)
+	j.raw(",\n      \"subtask\": ")
+	j.int(int64(s.Subtask))
+	j.raw(",\n      \"decision\": ")
+	j.str(string(s.Decision))
+	j.raw(",\n      \"attempt\": ")
+	j.int(int64(s.Attempt))
+	j.raw(",\n      \"reasons\": ")
+	switch {
+	case s.Reasons == nil:
+		j.raw("null")
+	case len(s.Reasons) == 0:
+		j.raw("[]")
+	default:
+		for k, r := range s.Reasons {
+			if k == 0 {
+				j.raw("[\n        ")
+			} else {
+				j.raw(",\n        ")
+			}
+			j.str(r)
+		}
+		j.raw("\n      ]")
+	}
+	j.raw("\n    }")
+}
+
+func (j *planJSON) raw(s string) {
+	if j.err == nil {
+		_, j.err = j.w.WriteString(s)
+	}
+}
+
+func (j *planJSON) int(n int64) {
+	if j.err == nil {
+		_, j.err = j.w.Write(strconv.AppendInt(j.num[:0], n, 10))
+	}
+}
+
+func (j *planJSON) bool(b bool) {
+	if b {
+		j.raw("true")
+	} else {
+		j.raw("false")
+	}
+}
+
+// str writes s as a JSON string, escaped as encoding/json escapes it.
+func (j *planJSON) str(s string) {
+	if j.err != nil {
+		return
+	}
+	if !plainJSON(s) {
+		enc, err := json.Marshal(s)
+		if err == nil {
+			_, err = j.w.Write(enc)
+		}
+		j.err = err
+		return
+	}
+	j.w.WriteByte('"')
+	j.w.WriteString(s)
+	j.err = j.w.WriteByte('"')
+}
+
+// plainJSON reports whether encoding/json writes s between quotes as it
+// is: printable ASCII without a quote, a backslash, or the <, > and & it
+// escapes by default.
+func plainJSON(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c < 0x20 || c > 0x7e, c == '"', c == '\\', c == '<', c == '>', c == '&':
+			return false
+		}
+	}
+	return true
+}
