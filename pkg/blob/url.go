@@ -87,6 +87,17 @@ type location struct {
 	prefix string     // "" or ends with "/"
 }
 
+// ParseURL checks rawURL as Open and Create do, without opening anything
+// or reaching the network, and returns it in canonical form (see Log.URL).
+// It is safe for concurrent use.
+func ParseURL(rawURL string) (string, error) {
+	loc, err := parseLocation(rawURL)
+	if err != nil {
+		return "", err
+	}
+	return loc.String(), nil
+}
+
 // parseLocation parses a log URL or a bare path.
 func parseLocation(raw string) (*location, error) {
 	if strings.TrimSpace(raw) == "" {

@@ -235,3 +235,13 @@ func TestLogs(t *testing.T) {
 		t.Fatalf("logs at a log = %v, %v; want itself", logs, err)
 	}
 }
+
+func TestParseURL(t *testing.T) {
+	got, err := ParseURL("s3://ops?prefix=jobs/wordcount&region=us-east-1")
+	if want := "s3://ops?region=us-east-1&prefix=jobs/wordcount/"; err != nil || got != want {
+		t.Fatalf("ParseURL = %q, %v, want %q", got, err, want)
+	}
+	if _, err := ParseURL("s3://ops/jobs?prefix=wordcount/"); err == nil || !strings.Contains(err.Error(), "use ?prefix=jobs/") {
+		t.Fatalf("ParseURL of a path after the bucket: %v, want the error naming ?prefix=jobs/", err)
+	}
+}
