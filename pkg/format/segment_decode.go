@@ -78,13 +78,14 @@ type segmentDecoder struct {
 	cols     [numColumns]colCursor
 	index    [numColumns]int // the file's column index of each of our columns
 	rowGroup int             // next row group to open
+	fields   Fields          // the projection: fields decoded
 	left     int64           // rows left in the open row group
 	sets     []fieldSet
 	scratch  scratch
 }
 
 func newSegmentDecoder(f *parquet.File) *segmentDecoder {
-	d := &segmentDecoder{file: f, sets: make([]fieldSet, segmentBatch)}
+	d := &segmentDecoder{file: f, sets: make([]fieldSet, segmentBatch), fields: AllFields}
 	schema := f.Schema()
 	for i := range d.cols {
 		leaf, _ := schema.Lookup(strings.Split(columnPaths[i], ".")...)
@@ -116,7 +117,9 @@ func (d *segmentDecoder) decode(buf []Event) (int, error) {
 		d.left = rg.NumRows()
 		chunks := rg.ColumnChunks()
 		for i := range d.cols {
-			d.cols[i].open(chunks[d.index[i]])
+			if d.fields&columnField[i] != 0 {
+				d.cols[i].open(chunks[d.index[i]])
+			}
 		}
 	}
 	n := int(min(int64(len(buf)), int64(len(d.sets)), d.left))
@@ -134,10 +137,16 @@ func (d *segmentDecoder) decode(buf []Event) (int, error) {
 func (d *segmentDecoder) decodeCommon(ev []Event, sets []fieldSet) {
 	clear(ev)
 	requiredColumn(d, ev, colSeq, (*colCursor).int64v, func(e *Event, v int64) { e.Seq = v })
-	requiredColumn(d, ev, colTime, (*colCursor).int64v, func(e *Event, v int64) { e.Time = time.Unix(0, v).UTC() })
-	requiredColumn(d, ev, colEpoch, (*colCursor).int32v, func(e *Event, v int32) { e.Epoch = v })
+	if d.fields&FieldTime != 0 {
+		requiredColumn(d, ev, colTime, (*colCursor).int64v, func(e *Event, v int64) { e.Time = time.Unix(0, v).UTC() })
+	}
+	if d.fields&FieldEpoch != 0 {
+		requiredColumn(d, ev, colEpoch, (*colCursor).int32v, func(e *Event, v int32) { e.Epoch = v })
+	}
 	requiredColumn(d, ev, colKind, (*colCursor).str, func(e *Event, v string) { e.Kind = Kind(v) })
-	requiredColumn(d, ev, colJob, (*colCursor).str, func(e *Event, v string) { e.Job = v })
+	if d.fields&FieldJob != 0 {
+		requiredColumn(d, ev, colJob, (*colCursor).str, func(e *Event, v string) { e.Job = v })
+	}
 	for i := range ev {
 		set, ok := ev[i].Kind.fieldSet()
 		if !ok {
@@ -212,15 +221,23 @@ var flatInt64s = []struct {
 // decodeFlat decodes the flat optional columns.
 func (d *segmentDecoder) decodeFlat(ev []Event, sets []fieldSet) {
 	for _, s := range flatStrings {
-		flatColumn(d, ev, sets, s.col, s.f, (*colCursor).str, s.set)
+		if d.fields.has(s.f) {
+			flatColumn(d, ev, sets, s.col, s.f, (*colCursor).str, s.set)
+		}
 	}
 	for _, s := range flatInt32s {
-		flatColumn(d, ev, sets, s.col, s.f, (*colCursor).int32v, s.set)
+		if d.fields.has(s.f) {
+			flatColumn(d, ev, sets, s.col, s.f, (*colCursor).int32v, s.set)
+		}
 	}
 	for _, s := range flatInt64s {
-		flatColumn(d, ev, sets, s.col, s.f, (*colCursor).int64v, s.set)
+		if d.fields.has(s.f) {
+			flatColumn(d, ev, sets, s.col, s.f, (*colCursor).int64v, s.set)
+		}
 	}
-	flatColumn(d, ev, sets, colRecovering, fieldRecovering, (*colCursor).boolv, func(e *Event, v bool) { e.Recovering = v })
+	if d.fields.has(fieldRecovering) {
+		flatColumn(d, ev, sets, colRecovering, fieldRecovering, (*colCursor).boolv, func(e *Event, v bool) { e.Recovering = v })
+	}
 }
 
 // flatColumn decodes one flat optional column a page at a time: the levels
@@ -352,7 +369,7 @@ func listField(e *Event, set fieldSet, f field, n int, nullable bool) {
 }
 
 func (d *segmentDecoder) decodeGraph(ev []Event, sets []fieldSet) {
-	if d.nullLists(ev, sets, fieldGraph, false, graphCols) {
+	if !d.fields.has(fieldGraph) || d.nullLists(ev, sets, fieldGraph, false, graphCols) {
 		return
 	}
 	s := &d.scratch
@@ -398,7 +415,7 @@ func (d *segmentDecoder) decodeGraph(ev []Event, sets []fieldSet) {
 }
 
 func (d *segmentDecoder) decodePartitions(ev []Event, sets []fieldSet) {
-	if d.nullLists(ev, sets, fieldPartitions, true, partitionCols) {
+	if !d.fields.has(fieldPartitions) || d.nullLists(ev, sets, fieldPartitions, true, partitionCols) {
 		return
 	}
 	s := &d.scratch
@@ -426,7 +443,7 @@ func (d *segmentDecoder) decodePartitions(ev []Event, sets []fieldSet) {
 }
 
 func (d *segmentDecoder) decodeSubtasks(ev []Event, sets []fieldSet) {
-	if d.nullLists(ev, sets, fieldSubtasks, false, subtaskCols) {
+	if !d.fields.has(fieldSubtasks) || d.nullLists(ev, sets, fieldSubtasks, false, subtaskCols) {
 		return
 	}
 	s := &d.scratch
@@ -446,7 +463,7 @@ func (d *segmentDecoder) decodeSubtasks(ev []Event, sets []fieldSet) {
 }
 
 func (d *segmentDecoder) decodeCoordinators(ev []Event, sets []fieldSet) {
-	if d.nullLists(ev, sets, fieldCoordinators, false, coordinatorCols) {
+	if !d.fields.has(fieldCoordinators) || d.nullLists(ev, sets, fieldCoordinators, false, coordinatorCols) {
 		return
 	}
 	s := &d.scratch

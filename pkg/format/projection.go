@@ -1,0 +1,123 @@
+package format
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Fields is a set of event fields: the projection a SegmentReader decodes
+// (SegmentReader.Project). Reading only the fields a command needs skips
+// the other columns of a segment without decompressing them.
+type Fields uint32
+
+// The fields of an event, one bit each: the common fields, then the
+// kind-specific fields in the order of the event table.
+const (
+	FieldSeq Fields = 1 << iota
+	FieldTime
+	FieldEpoch
+	FieldKind
+	FieldJob
+	FieldGraph
+	FieldMaster
+	FieldRecovering
+	FieldVertex
+	FieldSubtask
+	FieldParallelism
+	FieldAttempt
+	FieldWorker
+	FieldRecordsIn
+	FieldRecordsOut
+	FieldBytesIn
+	FieldBytesOut
+	FieldPartitions
+	FieldError
+	FieldSubtasks
+	FieldReason
+	FieldCoordinators
+	FieldStatus
+
+	// AllFields is every field: what a SegmentReader decodes unless told
+	// otherwise.
+	AllFields = FieldStatus<<1 - 1
+)
+
+// commonFields is how many fields precede the kind-specific ones in
+// Fields.
+const commonFields = 5
+
+// has reports whether the kind-specific field f is in fs.
+func (fs Fields) has(f field) bool { return fs&(1<<(commonFields+f)) != 0 }
+
+// fieldsNames are the snake_case names of the bits of Fields, in order.
+var fieldsNames = func() []string {
+	names := []string{"seq", "time", "epoch", "kind", "job"}
+	for f := range numFields {
+		names = append(names, fieldNames[f])
+	}
+	return names
+}()
+
+// ParseFields returns the set of the fields named (snake_case, as in
+// canonical JSONL and the segment's columns). An unknown name is an error
+// naming it.
+func ParseFields(names ...string) (Fields, error) {
+	var fs Fields
+	for _, name := range names {
+		i := indexOf(fieldsNames, strings.TrimSpace(name))
+		if i < 0 {
+			return 0, fmt.Errorf("format: unknown event field %q (want one of %s)", name, strings.Join(fieldsNames, ", "))
+		}
+		fs |= 1 << i
+	}
+	return fs, nil
+}
+
+func indexOf(names []string, name string) int {
+	for i, n := range names {
+		if n == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// String lists the fields of fs by name, separated by commas.
+func (fs Fields) String() string {
+	var names []string
+	for i, n := range fieldsNames {
+		if fs&(1<<i) != 0 {
+			names = append(names, n)
+		}
+	}
+	return strings.Join(names, ",")
+}
+
+// columnField is the field each leaf column belongs to.
+var columnField = [numColumns]Fields{
+	colSeq: FieldSeq, colTime: FieldTime, colEpoch: FieldEpoch, colKind: FieldKind, colJob: FieldJob,
+	colVertexID: FieldGraph, colVertexOperator: FieldGraph, colVertexParallelism: FieldGraph,
+	colVertexMaxParallelism: FieldGraph, colVertexCoordinator: FieldGraph,
+	colEdgeFrom: FieldGraph, colEdgeTo: FieldGraph, colEdgePattern: FieldGraph,
+	colMaster: FieldMaster, colRecovering: FieldRecovering,
+	colVertex: FieldVertex, colSubtask: FieldSubtask, colParallelism: FieldParallelism,
+	colAttempt: FieldAttempt, colWorker: FieldWorker,
+	colRecordsIn: FieldRecordsIn, colRecordsOut: FieldRecordsOut, colBytesIn: FieldBytesIn, colBytesOut: FieldBytesOut,
+	colPartitionConsumer: FieldPartitions, colPartitionBytes: FieldPartitions, colPartitionRecords: FieldPartitions,
+	colError: FieldError, colSubtasksVertex: FieldSubtasks, colSubtasksSubtask: FieldSubtasks, colReason: FieldReason,
+	colCoordinatorsVertex: FieldCoordinators, colCoordinatorsState: FieldCoordinators, colStatus: FieldStatus,
+}
+
+// Project makes the reader decode only the fields in fs, plus seq and
+// kind, which it always decodes (errors name the seq, and each column is
+// checked against the kinds that have it); the other fields of the events
+// it reads are left zero, and their columns are not read at all. It must
+// be called before the first Read or Next; later calls do nothing. The
+// whole segment's checksum was verified by OpenSegment whatever the
+// projection.
+func (r *SegmentReader) Project(fs Fields) {
+	if r.decoder.rowGroup > 0 || r.err != nil {
+		return
+	}
+	r.decoder.fields = fs | FieldSeq | FieldKind
+}

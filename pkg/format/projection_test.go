@@ -1,0 +1,207 @@
+package format
+
+import (
+	"errors"
+	"io"
+	"reflect"
+	"testing"
+)
+
+// projections are the field sets tested: what the commands ask for, and
+// single fields.
+var projections = []Fields{
+	AllFields,
+	0, // seq and kind only
+	FieldEpoch | FieldBytesOut,
+	FieldSeq | FieldEpoch | FieldKind | FieldGraph | FieldRecovering | FieldVertex | FieldSubtask |
+		FieldParallelism | FieldAttempt | FieldPartitions | FieldSubtasks | FieldCoordinators | FieldStatus,
+	FieldTime | FieldJob | FieldMaster | FieldWorker | FieldError | FieldReason,
+	FieldRecordsIn | FieldRecordsOut | FieldBytesIn,
+}
+
+// project returns e with the fields outside fs (and seq and kind kept)
+// zeroed: what a reader projected on fs returns.
+func project(e Event, fs Fields) Event {
+	fs |= FieldSeq | FieldKind
+	var p Event
+	keep := func(f Fields, copyField func()) {
+		if fs&f != 0 {
+			copyField()
+		}
+	}
+	keep(FieldSeq, func() { p.Seq = e.Seq })
+	keep(FieldTime, func() { p.Time = e.Time })
+	keep(FieldEpoch, func() { p.Epoch = e.Epoch })
+	keep(FieldKind, func() { p.Kind = e.Kind })
+	keep(FieldJob, func() { p.Job = e.Job })
+	keep(FieldGraph, func() { p.Graph = e.Graph })
+	keep(FieldMaster, func() { p.Master = e.Master })
+	keep(FieldRecovering, func() { p.Recovering = e.Recovering })
+	keep(FieldVertex, func() { p.Vertex = e.Vertex })
+	keep(FieldSubtask, func() { p.Subtask = e.Subtask })
+	keep(FieldParallelism, func() { p.Parallelism = e.Parallelism })
+	keep(FieldAttempt, func() { p.Attempt = e.Attempt })
+	keep(FieldWorker, func() { p.Worker = e.Worker })
+	keep(FieldRecordsIn, func() { p.RecordsIn = e.RecordsIn })
+	keep(FieldRecordsOut, func() { p.RecordsOut = e.RecordsOut })
+	keep(FieldBytesIn, func() { p.BytesIn = e.BytesIn })
+	keep(FieldBytesOut, func() { p.BytesOut = e.BytesOut })
+	keep(FieldPartitions, func() { p.Partitions = e.Partitions })
+	keep(FieldError, func() { p.Error = e.Error })
+	keep(FieldSubtasks, func() { p.Subtasks = e.Subtasks })
+	keep(FieldReason, func() { p.Reason = e.Reason })
+	keep(FieldCoordinators, func() { p.Coordinators = e.Coordinators })
+	keep(FieldStatus, func() { p.Status = e.Status })
+	return p
+}
+
+// decodeProjected reads data whole with the projection fs, in reads of
+// batch events.
+func decodeProjected(data []byte, fs Fields, batch int) ([]Event, error) {
+	sr, err := OpenSegment(data)
+	if err != nil {
+		return nil, err
+	}
+	sr.Project(fs)
+	buf := make([]Event, batch)
+	var all []Event
+	for {
+		n, err := sr.Read(buf)
+		all = append(all, buf[:n]...)
+		if errors.Is(err, io.EOF) {
+			return all, nil
+		}
+		if err != nil {
+			return all, err
+		}
+	}
+}
+
+// checkProjections requires every projection of data to read the full
+// decode's events with the other fields zero, or, when the full decode
+// fails, the projected reads to succeed or fail without panicking.
+func checkProjections(t *testing.T, data []byte) {
+	t.Helper()
+	full, fullErr := decodeAll(data)
+	for _, fs := range projections {
+		for _, batch := range []int{1, 7, segmentBatch, 1000} {
+			got, err := decodeProjected(data, fs, batch)
+			if fullErr != nil {
+				if fs == AllFields && (err == nil || err.Error() != fullErr.Error()) {
+					t.Fatalf("all fields, batch %d: error %v, want %v", batch, err, fullErr)
+				}
+				continue
+			}
+			if err != nil {
+				t.Fatalf("fields %s, batch %d: %v", fs, batch, err)
+			}
+			if len(got) != len(full) {
+				t.Fatalf("fields %s, batch %d: %d events, want %d", fs, batch, len(got), len(full))
+			}
+			for i := range full {
+				if want := project(full[i], fs); !reflect.DeepEqual(got[i], want) {
+					t.Fatalf("fields %s, batch %d, event %d:\n got %#v\nwant %#v", fs, batch, i, got[i], want)
+				}
+			}
+		}
+	}
+}
+
+func TestSegmentReader_Project(t *testing.T) {
+	checkProjections(t, encode(t, sampleEvents()))
+	checkProjections(t, encode(t, realisticEvents(3000, 7)))
+}
+
+// TestSegmentReader_ProjectAfterRead checks that a projection asked for
+// after the first read changes nothing.
+func TestSegmentReader_ProjectAfterRead(t *testing.T) {
+	data := encode(t, realisticEvents(600, 3))
+	events, err := decodeAll(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sr, err := OpenSegment(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := sr.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sr.Project(FieldEpoch)
+	got := []Event{first}
+	buf := make([]Event, 100)
+	for {
+		n, err := sr.Read(buf)
+		got = append(got, buf[:n]...)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !reflect.DeepEqual(got, events) {
+		t.Fatalf("events read after a late Project differ from the full decode")
+	}
+}
+
+func TestParseFields(t *testing.T) {
+	fs, err := ParseFields("seq", "bytes_out", " epoch")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := FieldSeq | FieldEpoch | FieldBytesOut; fs != want {
+		t.Fatalf("fields = %s, want %s", fs, want)
+	}
+	if got := AllFields.String(); got != "seq,time,epoch,kind,job,graph,master,recovering,vertex,subtask,parallelism,attempt,worker,records_in,records_out,bytes_in,bytes_out,partitions,error,subtasks,reason,coordinators,status" {
+		t.Fatalf("AllFields = %s", got)
+	}
+	if _, err := ParseFields("bytes"); err == nil {
+		t.Fatal("ParseFields(bytes): no error")
+	}
+}
+
+// FuzzProjection checks that a projected read of any input never panics
+// and, where the full decode succeeds, returns its events with the other
+// fields zero.
+func FuzzProjection(f *testing.F) {
+	segmentSeeds(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		checkProjections(t, data)
+		if sealed, ok := resealed(data); ok {
+			checkProjections(t, sealed)
+		}
+	})
+}
+
+// BenchmarkDecodeSegment_Projected decodes 100k-event segments with the
+// projections of the commands: two columns of a count/sum query (seq and
+// kind come with them), and validate's.
+func BenchmarkDecodeSegment_Projected(b *testing.B) {
+	data := encode(b, realisticEvents(benchEvents, 1))
+	for _, p := range []struct {
+		name string
+		fs   Fields
+	}{{"bytes_out", FieldEpoch | FieldBytesOut}, {"validate", projections[3]}, {"all", AllFields}} {
+		b.Run(p.name, func(b *testing.B) {
+			b.ReportAllocs()
+			report := throughput(b)
+			buf := make([]Event, segmentBatch)
+			for b.Loop() {
+				sr, err := OpenSegment(data)
+				if err != nil {
+					b.Fatal(err)
+				}
+				sr.Project(p.fs)
+				for err == nil {
+					_, err = sr.Read(buf)
+				}
+				if err != io.EOF {
+					b.Fatal(err)
+				}
+			}
+			report(benchEvents)
+		})
+	}
+}
