@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"runtime/debug"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -132,15 +133,30 @@ func versionString() string {
 	return fmt.Sprintf("%s (event schema %s)", v, format.SchemaVersion)
 }
 
-// rootAction runs when no known command was named.
+// rootAction runs when no known command was named: an unknown one, or
+// none at all. Either is a usage error; without a command, the short
+// usage goes to stderr ("jobevent help" and --help print the long one).
 func rootAction(c *cli.Context) error {
 	if c.Args().Present() {
-		return &usageError{
-			msg:   fmt.Sprintf("unknown command %q; commands: %s", c.Args().First(), commandNames(c.App)),
-			usage: c.App.UsageText,
+		return unknownCommand(c.App, "", c.Args().First())
+	}
+	printShortUsage(c.App.ErrWriter, c.App)
+	return &exitError{code: exitFailure}
+}
+
+// printShortUsage writes the usage line and the command list.
+func printShortUsage(w io.Writer, app *cli.App) {
+	fmt.Fprintf(w, "usage: %s\n\ncommands:\n", app.UsageText)
+	width := 0
+	for _, cmd := range app.Commands {
+		width = max(width, len(cmd.Name))
+	}
+	for _, cmd := range app.Commands {
+		if !cmd.Hidden && cmd.Name != "help" {
+			fmt.Fprintf(w, "  %-*s  %s\n", width, cmd.Name, cmd.Usage)
 		}
 	}
-	return cli.ShowAppHelp(c)
+	fmt.Fprintln(w, "\nrun 'jobevent COMMAND --help' for a command's flags and examples, 'jobevent --help' for more")
 }
 
 func commandNames(app *cli.App) string {
@@ -156,11 +172,25 @@ func commandNames(app *cli.App) string {
 // onUsageError turns a flag parsing error of cli into a one-line usage
 // error carrying the command's usage hint.
 func onUsageError(c *cli.Context, err error, _ bool) error {
-	name, usage := "", c.App.UsageText
+	name, usage, flags := "", c.App.UsageText, c.App.Flags
 	if isSubcommand(c) {
-		name, usage = c.Command.Name+": ", usageHint(c.Command)
+		name, usage, flags = c.Command.Name+": ", usageHint(c.Command), c.Command.Flags
+	}
+	if msg, suggested, ok := unknownFlag(err, flags); ok && suggested {
+		return &usageError{msg: name + msg}
+	} else if ok {
+		return &usageError{msg: name + msg, help: helpCommandLine(c)}
 	}
 	return &usageError{msg: name + err.Error(), usage: usage}
+}
+
+// helpCommandLine is the command line that prints the help of the
+// command running in c.
+func helpCommandLine(c *cli.Context) string {
+	if isSubcommand(c) {
+		return "jobevent " + c.Command.Name + " --help"
+	}
+	return "jobevent --help"
 }
 
 // isSubcommand reports whether c runs one of the app's commands rather
@@ -184,15 +214,76 @@ func usagef(c *cli.Context, format string, args ...any) error {
 	return &usageError{msg: c.Command.Name + ": " + msg, usage: usageHint(c.Command)}
 }
 
+// missingf returns the usage error of a command line that lacks something
+// the command needs: it points at the command's help.
+func missingf(c *cli.Context, format string, args ...any) error {
+	return &usageError{msg: c.Command.Name + ": " + fmt.Sprintf(format, args...), help: helpCommandLine(c)}
+}
+
+// missingArgs returns "missing LOG: " for the positional arguments after
+// the first n that the command's usage line names, "" when it names none.
+func missingArgs(c *cli.Context, n int) string {
+	words := strings.Fields(usageHint(c.Command))
+	var names []string
+	for _, w := range words[min(2, len(words)):] {
+		if strings.HasPrefix(w, "-") || strings.HasPrefix(w, "[") || strings.HasPrefix(w, "(") {
+			break
+		}
+		names = append(names, w)
+	}
+	if n >= len(names) {
+		return ""
+	}
+	return "missing " + strings.Join(names[n:], " ") + ": "
+}
+
+// requireFlags returns a usage error naming each flag of names that is
+// not set (with the placeholder of its usage: --events LOG), and also the
+// positional argument arg unless it is "".
+func requireFlags(c *cli.Context, arg string, names ...string) error {
+	var missing []string
+	if arg != "" {
+		missing = append(missing, arg)
+	}
+	for _, name := range names {
+		if !c.IsSet(name) {
+			missing = append(missing, "--"+name+flagPlaceholder(c.Command, name))
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	list := strings.Join(missing, ", ")
+	if n := len(missing); n > 1 {
+		list = strings.Join(missing[:n-1], ", ") + " and " + missing[n-1]
+	}
+	return missingf(c, "missing %s", list)
+}
+
+// flagPlaceholder returns " LOG" for a flag of cmd whose usage names its
+// value `LOG`, "" for a flag without one.
+func flagPlaceholder(cmd *cli.Command, name string) string {
+	for _, f := range cmd.Flags {
+		if df, ok := f.(cli.DocGenerationFlag); ok && slices.Contains(f.Names(), name) {
+			if _, rest, ok := strings.Cut(df.GetUsage(), "`"); ok {
+				if ph, _, ok := strings.Cut(rest, "`"); ok && ph != "" {
+					return " " + ph
+				}
+			}
+		}
+	}
+	return ""
+}
+
 // wantArgs checks the number of positional arguments: at least min, at
 // most max (max < 0: any number).
 func wantArgs(c *cli.Context, min, max int) error {
 	n := c.NArg()
 	switch {
 	case n < min && min == max:
-		return usagef(c, "want %d argument%s, got %d", min, plural(min), n)
+		return missingf(c, "%swant %d argument%s, got %d", missingArgs(c, n), min, plural(min), n)
 	case n < min:
-		return usagef(c, "want at least %d argument%s, got %d", min, plural(min), n)
+		return missingf(c, "%swant at least %d argument%s, got %d", missingArgs(c, n), min, plural(min), n)
 	case max >= 0 && n > max && min == max:
 		return usagef(c, "want %d argument%s, got %d: unexpected %q", max, plural(max), n, c.Args().Get(max))
 	case max >= 0 && n > max:
@@ -241,10 +332,7 @@ func checkHelpTopic(app *cli.App, args []string) error {
 		return nil
 	}
 	if app.Command(args[2]) == nil {
-		return &usageError{
-			msg:   fmt.Sprintf("help: unknown command %q; commands: %s", args[2], commandNames(app)),
-			usage: "jobevent help COMMAND",
-		}
+		return unknownCommand(app, "help: ", args[2])
 	}
 	return nil
 }

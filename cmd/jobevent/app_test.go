@@ -103,18 +103,21 @@ func TestUsageErrors(t *testing.T) {
 	}{
 		{"unknown command", []string{"nosuch"}, []string{`unknown command "nosuch"`, "dump"}},
 		{"unknown help topic", []string{"help", "nosuch"}, []string{`help: unknown command "nosuch"`}},
-		{"unknown app flag", []string{"--nosuch"}, []string{"jobevent: flag provided but not defined: -nosuch (usage: jobevent COMMAND"}},
-		{"unknown flag", []string{"dump", healthy, "--nosuch"}, []string{"dump: flag provided but not defined: -nosuch", "usage: jobevent dump LOG"}},
+		{"unknown app flag", []string{"--nosuch"}, []string{"jobevent: unknown flag --nosuch; see 'jobevent --help'"}},
+		{"unknown flag", []string{"dump", healthy, "--nosuch"}, []string{"dump: unknown flag --nosuch; see 'jobevent dump --help'"}},
 		{"bad format", []string{"dump", healthy, "--format", "xml"}, []string{`bad --format "xml": want table, json or csv`, "usage: jobevent dump"}},
 		{"bad format replay", []string{"replay", healthy, "--dry-run", "--format", "csv"}, []string{`bad --format "csv": want table or json`}},
 		{"bad format validate", []string{"validate", healthy, "--format", "yaml"}, []string{`want table, json or github`}},
 		{"bad format import", []string{"import", healthy, "mem://x", "--format", "csv"}, []string{`bad --format "csv"`}},
 		{"bad format diff", []string{"diff", healthy, healthy, "--format", "csv"}, []string{`bad --format "csv"`}},
-		{"no args", []string{"dump"}, []string{"dump: want 1 argument, got 0", "usage: jobevent dump LOG"}},
+		{"no args", []string{"dump"}, []string{"dump: missing LOG: want 1 argument, got 0; see 'jobevent dump --help'"}},
 		{"too many args", []string{"dump", healthy, healthy}, []string{"dump: want 1 argument, got 2"}},
-		{"import args", []string{"import", healthy}, []string{"import: want 2 arguments, got 1"}},
-		{"diff args", []string{"diff", healthy}, []string{"diff: want 2 arguments, got 1"}},
-		{"validate args", []string{"validate"}, []string{"validate: want at least 1 argument, got 0"}},
+		{"import args", []string{"import", healthy}, []string{"import: missing LOG: want 2 arguments, got 1"}},
+		{"diff args", []string{"diff", healthy}, []string{"diff: missing LOG_B: want 2 arguments, got 1"}},
+		{"validate args", []string{"validate"}, []string{"validate: missing LOG...: want at least 1 argument, got 0"}},
+		{"master without spec and log", []string{"master"}, []string{"master: missing SPEC.yaml and --events LOG; see 'jobevent master --help'"}},
+		{"master resumed without log", []string{"master", "--resume"}, []string{"master: missing --events LOG; see 'jobevent master --help'"}},
+		{"worker without log and dir", []string{"worker"}, []string{"worker: missing --events LOG and --dir DIR; see 'jobevent worker --help'"}},
 		{"bad kind", []string{"dump", healthy, "--kind", "nosuch"}, []string{`unknown --kind "nosuch"`, "job_submitted"}},
 		{"bad subtask", []string{"dump", healthy, "--subtask", "-1"}, []string{"bad --subtask -1"}},
 		{"bad since", []string{"dump", healthy, "--since", "9", "--until", "3"}, []string{"bad --since 9 / --until 3"}},
@@ -144,8 +147,68 @@ func TestHelpHasExamples(t *testing.T) {
 			t.Errorf("%s --help has no --format flag:\n%s", cmd.Name, r.stdout)
 		}
 	}
-	if r := runCLI(t).wantCode(t, 0); !strings.Contains(r.stdout, "replay") {
-		t.Errorf("help without a command does not list the commands:\n%s", r.stdout)
+	for _, args := range [][]string{{"help"}, {"--help"}, {"-h"}} {
+		if r := runCLI(t, args...).wantCode(t, 0); !strings.Contains(r.stdout, "replay") {
+			t.Errorf("%s does not list the commands:\n%s", args[0], r.stdout)
+		}
+	}
+}
+
+// Without a command, jobevent prints its short usage on stderr and ends
+// as a usage error does.
+func TestNoCommand(t *testing.T) {
+	r := runCLI(t).wantCode(t, 2)
+	if r.stdout != "" {
+		t.Errorf("stdout = %q, want nothing", r.stdout)
+	}
+	for _, want := range []string{"usage: jobevent COMMAND", "\n  replay ", "\n  status ", "'jobevent COMMAND --help'"} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+		}
+	}
+}
+
+// A command or flag a letter or two away from a real one is suggested.
+func TestUsageErrors_DidYouMean(t *testing.T) {
+	running := logPath("running.jsonl")
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"replya"}, `jobevent: unknown command "replya"; did you mean "replay"?`},
+		{[]string{"dupm", running}, `jobevent: unknown command "dupm"; did you mean "dump"?`},
+		{[]string{"stat", running}, `jobevent: unknown command "stat"; did you mean "stats"?`},
+		{[]string{"help", "replya"}, `jobevent: help: unknown command "replya"; did you mean "replay"?`},
+		{[]string{"replay", "--dryrun", running}, `jobevent: replay: unknown flag --dryrun; did you mean --dry-run?`},
+		{[]string{"replay", running, "--dry-run", "--lost-wroker", "w2"}, `jobevent: replay: unknown flag --lost-wroker; did you mean --lost-worker?`},
+		{[]string{"dump", running, "--formt", "json"}, `jobevent: dump: unknown flag --formt; did you mean --format?`},
+		{[]string{"drill", "x.yaml", "--quite"}, `jobevent: drill: unknown flag --quite; did you mean --quiet?`},
+	}
+	for _, tt := range tests {
+		r := runCLI(t, tt.args...)
+		r.wantOneLineError(t, 2)
+		if got := strings.TrimSuffix(r.stderr, "\n"); got != tt.want {
+			t.Errorf("%q: stderr = %q, want %q", tt.args, got, tt.want)
+		}
+	}
+}
+
+func TestSuggest(t *testing.T) {
+	commands := []string{"dump", "diff", "drill", "replay", "run", "stats", "status"}
+	tests := []struct{ got, want string }{
+		{"replya", "replay"}, // a swap
+		{"rplay", "replay"},  // a letter left out
+		{"dmp", "dump"},
+		{"statu", "status"},
+		{"rep", "replay"}, // the only command it begins
+		{"d", ""},         // begins three
+		{"xyz", ""},
+		{"validate", ""},
+	}
+	for _, tt := range tests {
+		if got := suggest(tt.got, commands); got != tt.want {
+			t.Errorf("suggest(%q) = %q, want %q", tt.got, got, tt.want)
+		}
 	}
 }
 

@@ -52,17 +52,23 @@ func findings(format string, args ...any) error {
 	return &exitError{code: exitFindings, err: fmt.Errorf(format, args...)}
 }
 
-// usageError is a bad command line: exit 2, with the command's usage hint.
+// usageError is a bad command line: exit 2, with the command's usage hint
+// or a pointer to its help.
 type usageError struct {
 	msg   string
 	usage string // first line of the command's usage text, may be empty
+	help  string // the command line that prints the help, may be empty
 }
 
 func (e *usageError) Error() string {
-	if e.usage == "" {
-		return e.msg
+	msg := e.msg
+	if e.usage != "" {
+		msg += " (usage: " + e.usage + ")"
 	}
-	return e.msg + " (usage: " + e.usage + ")"
+	if e.help != "" {
+		msg += "; see '" + e.help + "'"
+	}
+	return msg
 }
 
 // ExitCode returns 2.

@@ -40,7 +40,7 @@ func newMasterCommand() *cli.Command {
 			"or cancel it (jobevent cancel LOG); exit 130 (SIGINT) or 143 (SIGTERM). A second SIGINT\n" +
 			"while it suspends cancels the job.",
 		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "events", Usage: "event log `LOG` (required)", Required: true},
+			&cli.StringFlag{Name: "events", Usage: "event log `LOG` (required)"},
 			&cli.StringFlag{Name: "listen", Usage: "`ADDR` to serve workers on", Value: "127.0.0.1:0"},
 			&cli.BoolFlag{Name: "resume", Usage: "recover the job from the log in a new epoch"},
 			&cli.BoolFlag{Name: "standby", Usage: "take over when the current master's heartbeat goes stale"},
@@ -55,6 +55,13 @@ func newMasterCommand() *cli.Command {
 }
 
 func runMaster(c *cli.Context) error {
+	spec := ""
+	if c.NArg() == 0 && !c.Bool("resume") && !c.Bool("standby") {
+		spec = "SPEC.yaml"
+	}
+	if err := requireFlags(c, spec, "events"); err != nil {
+		return err
+	}
 	if err := wantArgs(c, 0, 1); err != nil {
 		return err
 	}

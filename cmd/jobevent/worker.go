@@ -28,8 +28,8 @@ func newWorkerCommand() *cli.Command {
 			"it after 5 attempts: exit 2 with one line naming the cause. With --tls-cert and --tls-key\n" +
 			"it serves HTTPS and calls the master and the other workers over HTTPS, trusting --tls-ca.",
 		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "events", Usage: "the job's event log `LOG` (required)", Required: true},
-			&cli.StringFlag{Name: "dir", Usage: "`DIR` for partitions (required)", Required: true},
+			&cli.StringFlag{Name: "events", Usage: "the job's event log `LOG` (required)"},
+			&cli.StringFlag{Name: "dir", Usage: "`DIR` for partitions (required)"},
 			&cli.StringFlag{Name: "master", Usage: "master `ADDR` (default: from the log)"},
 			&cli.IntFlag{Name: "slots", Usage: "attempts `N` run at once", Value: 2},
 			tokenFlag(),
@@ -42,6 +42,9 @@ func newWorkerCommand() *cli.Command {
 }
 
 func runWorker(c *cli.Context) error {
+	if err := requireFlags(c, "", "events", "dir"); err != nil {
+		return err
+	}
 	if err := wantArgs(c, 0, 0); err != nil {
 		return err
 	}
