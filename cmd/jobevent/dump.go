@@ -214,8 +214,13 @@ func newDumpProgress(c *cli.Context, src eventSource, f *eventFilter, follow boo
 // output is flushed after every event and warnings are printed as they
 // arrive, and the dump ends after --until.
 func dumpEvents(src eventSource, p eventPrinter, f *eventFilter, follow bool, stderr io.Writer) error {
+	// One event, reused: p.Write takes its address through an interface,
+	// so an event declared inside the loop would move to the heap on
+	// every iteration.
+	var e format.Event
 	for {
-		e, err := src.Next()
+		var err error
+		e, err = src.Next()
 		if err == io.EOF {
 			return nil
 		}

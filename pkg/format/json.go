@@ -185,7 +185,8 @@ func appendSubtasks(dst []byte, rs []SubtaskRef, spill func([]byte) []byte) []by
 
 func appendCoordinators(dst []byte, m map[string][]byte) []byte {
 	dst = append(dst, '{')
-	for i, k := range coordinatorKeys(m) {
+	var keys [8]coordinatorKey // most snapshots have a few coordinators: no allocation
+	for i, k := range coordinatorKeys(keys[:0], m) {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
@@ -203,9 +204,9 @@ type coordinatorKey struct{ key, written string }
 // coordinatorKeys returns the keys of m in the order canonical JSONL writes
 // them: sorted by their written form. Keys that are not valid UTF-8 can
 // collide once written; only the first of them (in byte order) is kept, so
-// that the output stays valid JSON.
-func coordinatorKeys(m map[string][]byte) []coordinatorKey {
-	keys := make([]coordinatorKey, 0, len(m))
+// that the output stays valid JSON. The keys are appended to keys[:0].
+func coordinatorKeys(keys []coordinatorKey, m map[string][]byte) []coordinatorKey {
+	keys = keys[:0]
 	for k := range m {
 		keys = append(keys, coordinatorKey{k, validUTF8(k)})
 	}
