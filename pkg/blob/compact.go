@@ -127,7 +127,7 @@ type epochSegs struct {
 	epoch   int32
 	kept    []coveredSeg // what a reader reads, in seq order
 	covered []coverPair  // leftovers of earlier compactions
-	fence   int64        // first seq of the next epoch; 0: none
+	fence   *fence       // nil: none
 }
 
 func (c *compactor) run(ctx context.Context) error {
@@ -184,21 +184,13 @@ func planEpochs(segs []SegmentInfo, epochs []EpochInfo) []*epochSegs {
 	for _, e := range epochs {
 		claimed[e.Epoch] = e
 	}
-	order := epochOrder(byEpoch, claimed)
+	fences := fencesOf(epochStarts(byEpoch, claimed))
 	var out []*epochSegs
-	for i, e := range order {
+	for _, e := range epochOrder(byEpoch, claimed) {
 		if len(byEpoch[e]) == 0 {
 			continue
 		}
-		g := &epochSegs{epoch: e}
-		if i+1 < len(order) {
-			next := order[i+1]
-			if info, ok := claimed[next]; ok {
-				g.fence = info.StartSeq
-			} else {
-				g.fence = byEpoch[next][0].First
-			}
-		}
+		g := &epochSegs{epoch: e, fence: fences[e]}
 		g.kept, g.covered = coverSegments(byEpoch[e])
 		out = append(out, g)
 	}
@@ -260,7 +252,7 @@ func (c *compactor) runs(g *epochSegs, tail string) [][]SegmentInfo {
 		case s.Key == tail:
 			flush()
 			continue
-		case g.fence > 0 && s.First >= g.fence:
+		case g.fence.drops(s.First):
 			flush()
 			c.skip(s.Key, "holds only rows of a fenced master")
 			continue

@@ -100,22 +100,26 @@ func TestBuildPlan(t *testing.T) {
 	p := buildPlan(segs, []string{"events/x"}, epochs)
 	var got []string
 	for _, it := range p.items {
-		got = append(got, fmt.Sprintf("%d:%d-%d fence=%d newest=%v", it.Epoch, it.First, it.Last, it.fence, it.newest))
+		got = append(got, fmt.Sprintf("%d:%d-%d fence=%s newest=%v", it.Epoch, it.First, it.Last, fenceString(it.fence), it.newest))
 	}
 	want := []string{
-		"1:1-20 fence=0 newest=false",
-		"1:21-30 fence=0 newest=false",
-		"1:31-40 fence=35 newest=true",
-		"2:35-50 fence=0 newest=false",
-		"2:51-60 fence=58 newest=true",
-		"3:61-70 fence=0 newest=true",
-		"4:100-110 fence=0 newest=true", // fence 200 lies beyond it
+		"1:1-20 fence=none newest=false",
+		"1:21-30 fence=none newest=false",
+		"1:31-40 fence=epoch 2 at 35 newest=true",
+		"2:35-50 fence=none newest=false",
+		"2:51-60 fence=epoch 3 at 58 newest=true",
+		"3:61-70 fence=none newest=true",
+		"4:100-110 fence=none newest=true", // fence 200 lies beyond it
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("plan =\n%v\nwant\n%v", got, want)
 	}
-	if fmt.Sprint(p.fences) != fmt.Sprint(map[int32]int64{1: 35, 2: 58, 3: 71, 4: 200}) {
-		t.Fatalf("fences = %v", p.fences)
+	fences := make(map[int32]string)
+	for e, f := range p.fences {
+		fences[e] = fenceString(f)
+	}
+	if want := map[int32]string{1: "epoch 2 at 35", 2: "epoch 3 at 58", 3: "epoch 4 at 71", 4: "epoch 5 at 200"}; fmt.Sprint(fences) != fmt.Sprint(want) {
+		t.Fatalf("fences = %v, want %v", fences, want)
 	}
 	kinds := map[string]int{}
 	for _, n := range p.notices {
@@ -124,4 +128,12 @@ func TestBuildPlan(t *testing.T) {
 	if fmt.Sprint(kinds) != "map[covered:2 unknown_object:1]" {
 		t.Fatalf("notices = %v", p.notices)
 	}
+}
+
+// fenceString reads "epoch 2 at 35", or "none" for a nil fence.
+func fenceString(f *fence) string {
+	if f == nil {
+		return "none"
+	}
+	return fmt.Sprintf("epoch %d at %d", f.epoch, f.seq)
 }

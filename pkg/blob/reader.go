@@ -304,13 +304,14 @@ func (r *Reader) replan() (int, error) {
 	for _, n := range plan.notices {
 		r.notice(n)
 	}
-	if f, ok := plan.fences[r.lastEpoch]; ok && r.started && f <= r.last {
+	if f := plan.fences[r.lastEpoch]; r.started && f.drops(r.last) {
 		// Following: a newer epoch was claimed after this reader returned
 		// rows that it now fences. They cannot be taken back; say so and
 		// continue from the new epoch.
-		r.notice(format.Notice{Kind: format.NoticeFenced, Key: r.key, Epoch: r.lastEpoch, Seq: f, Count: r.last - f + 1,
-			Message: fmt.Sprintf("%d rows of epoch %d already returned were fenced later by a newer epoch starting at seq %d", r.last-f+1, r.lastEpoch, f)})
-		r.last, r.skipThrough = f-1, f-1
+		n := r.last - f.seq + 1
+		r.notice(format.Notice{Kind: format.NoticeFenced, Key: r.key, Epoch: r.lastEpoch, Seq: f.seq, Count: n,
+			Message: fmt.Sprintf("%d rows of epoch %d already returned were fenced later by a newer epoch starting at seq %d", n, r.lastEpoch, f.seq)})
+		r.last, r.skipThrough = f.seq-1, f.seq-1
 	}
 	r.items, r.pos = r.selectItems(plan.items), 0
 	return len(segs), nil
@@ -479,7 +480,7 @@ func (r *Reader) nextRow() (e format.Event, ok bool, err error) {
 			return e, false, &CorruptError{Key: c.item.Key, Err: fmt.Errorf("row %d holds epoch %d seq %d, the name says epoch %d seq %d",
 				c.row-1, e.Epoch, e.Seq, c.item.Epoch, want)}
 		}
-		if c.item.fence > 0 && e.Seq >= c.item.fence {
+		if c.item.fence.drops(e.Seq) {
 			c.fenced++
 			continue
 		}
@@ -490,12 +491,12 @@ func (r *Reader) nextRow() (e format.Event, ok bool, err error) {
 			r.done = true
 			return e, false, nil
 		}
-		if r.started && e.Seq != r.last+1 {
-			return e, false, &CorruptError{Key: c.item.Key, Err: SeqGapError(r.last, e.Seq)}
+		prev := r.last
+		if !r.started {
+			prev = r.skipThrough // a log starts at seq 1; a reader from Since at Since
 		}
-		if !r.started && e.Seq != r.skipThrough+1 {
-			// A log starts at seq 1; a reader from Since at Since.
-			return e, false, &CorruptError{Key: c.item.Key, Err: SeqGapError(r.skipThrough, e.Seq)}
+		if err := follows(prev, e.Seq); err != nil {
+			return e, false, &CorruptError{Key: c.item.Key, Err: err}
 		}
 		r.started, r.last, r.lastEpoch, r.key = true, e.Seq, e.Epoch, c.item.Key
 		if r.opts.Until > 0 && e.Seq == r.opts.Until {
@@ -509,6 +510,17 @@ func (r *Reader) nextRow() (e format.Event, ok bool, err error) {
 func tornMessage(item planItem) string {
 	return fmt.Sprintf("torn segment (truncated, no valid footer): seq %d to %d of epoch %d dropped; the epoch's events end at seq %d",
 		item.First, item.end(), item.Epoch, item.First-1)
+}
+
+// follows applies the continuity rule of the reader rules to seq, kept
+// right after seq prev (0 before the first event of a log): nil when seq is
+// prev+1, else the SeqGapError. Every reader of events, on a bucket or in
+// a JSONL file, checks the events it keeps with it.
+func follows(prev, seq int64) error {
+	if seq != prev+1 {
+		return SeqGapError(prev, seq)
+	}
+	return nil
 }
 
 // SeqGapError returns the error, wrapping ErrSeqGap, of seq got read right
@@ -536,7 +548,7 @@ func (r *Reader) finishSegment() {
 	c := r.seg
 	r.seg = nil
 	if c.fenced > 0 {
-		r.notice(format.Notice{Kind: format.NoticeFenced, Key: c.item.Key, Epoch: c.item.Epoch, Seq: c.item.fence, Count: c.fenced,
-			Message: fmt.Sprintf("%d rows of fenced epoch %d (a newer epoch starts at seq %d); filtered", c.fenced, c.item.Epoch, c.item.fence)})
+		r.notice(format.Notice{Kind: format.NoticeFenced, Key: c.item.Key, Epoch: c.item.Epoch, Seq: c.item.fence.seq, Count: c.fenced,
+			Message: fmt.Sprintf("%d rows of fenced epoch %d (a newer epoch starts at seq %d); filtered", c.fenced, c.item.Epoch, c.item.fence.seq)})
 	}
 }

@@ -92,15 +92,15 @@ func segmentError(key string, err error) error {
 // names alone.
 type planItem struct {
 	SegmentInfo
-	fence  int64 // rows with seq >= fence were written by a fenced master; 0: none
-	newest bool  // the newest segment of its epoch: may be torn
-	err    error // a corruption known from the names
+	fence  *fence // of the segment's epoch; nil: none
+	newest bool   // the newest segment of its epoch: may be torn
+	err    error  // a corruption known from the names
 }
 
 // end returns the last seq the item can contribute.
 func (p *planItem) end() int64 {
-	if p.fence > 0 && p.fence <= p.Last {
-		return p.fence - 1
+	if p.fence.drops(p.Last) {
+		return p.fence.seq - 1
 	}
 	return p.Last
 }
@@ -110,8 +110,8 @@ func (p *planItem) end() int64 {
 type logPlan struct {
 	items   []planItem
 	notices []format.Notice
-	fences  map[int32]int64 // epoch → first fenced seq
-	covered []coverPair     // segments skipped because another covers them
+	fences  map[int32]*fence // by fenced epoch
+	covered []coverPair      // segments skipped because another covers them
 }
 
 // buildPlan applies the reader rules that need names only: covered segments
@@ -119,27 +119,15 @@ type logPlan struct {
 // the fence and the newest segment of each epoch are marked. segs must be
 // in name order; epochs gives start_seq per claimed epoch.
 func buildPlan(segs []SegmentInfo, unknown []string, epochs map[int32]EpochInfo) *logPlan {
-	p := &logPlan{fences: make(map[int32]int64)}
+	p := &logPlan{}
 	for _, key := range unknown {
 		p.notices = append(p.notices, format.Notice{Kind: format.NoticeUnknownObject, Key: key,
 			Message: "not a segment name; skipped"})
 	}
 	byEpoch := groupByEpoch(segs)
-	order := epochOrder(byEpoch, epochs)
-	for i, e := range order {
-		var fence int64
-		if i+1 < len(order) {
-			next := order[i+1]
-			if info, ok := epochs[next]; ok {
-				fence = info.StartSeq
-			} else if s := byEpoch[next]; len(s) > 0 {
-				fence = s[0].First // name order sorts an epoch's segments by first seq
-			}
-		}
-		if fence > 0 {
-			p.fences[e] = fence
-		}
-		p.addEpoch(e, byEpoch[e], fence)
+	p.fences = fencesOf(epochStarts(byEpoch, epochs))
+	for _, e := range epochOrder(byEpoch, epochs) {
+		p.addEpoch(e, byEpoch[e], p.fences[e])
 	}
 	return p
 }
@@ -159,8 +147,8 @@ func checkNames(items []planItem) error {
 		if it.err != nil {
 			return &CorruptError{Key: it.Key, Err: it.err}
 		}
-		if it.First != next {
-			return &CorruptError{Key: it.Key, Err: SeqGapError(next-1, it.First)}
+		if err := follows(next-1, it.First); err != nil {
+			return &CorruptError{Key: it.Key, Err: err}
 		}
 		next = it.end() + 1
 	}
@@ -192,21 +180,21 @@ func epochOrder(byEpoch map[int32][]SegmentInfo, epochs map[int32]EpochInfo) []i
 }
 
 // addEpoch plans the segments of one epoch, in name order.
-func (p *logPlan) addEpoch(epoch int32, segs []SegmentInfo, fence int64) {
+func (p *logPlan) addEpoch(epoch int32, segs []SegmentInfo, f *fence) {
 	kept := p.uncovered(segs)
 	for i, s := range kept {
 		item := planItem{SegmentInfo: s.SegmentInfo, newest: i == len(kept)-1, err: s.err}
 		if item.err == nil && s.Size > int64(maxSegmentBytes) {
 			item.err = &CorruptError{Key: s.Key, Err: fmt.Errorf("%d bytes, over the segment size limit of %d bytes", s.Size, maxSegmentBytes)}
 		}
-		if fence > 0 && s.First >= fence {
+		if f.drops(s.First) {
 			p.notices = append(p.notices, format.Notice{Kind: format.NoticeFenced, Key: s.Key, Epoch: epoch,
 				Seq: s.First, Count: s.Rows(),
-				Message: fmt.Sprintf("%d rows of fenced epoch %d (a newer epoch starts at seq %d); skipped", s.Rows(), epoch, fence)})
+				Message: fmt.Sprintf("%d rows of fenced epoch %d (a newer epoch starts at seq %d); skipped", s.Rows(), epoch, f.seq)})
 			continue
 		}
-		if fence > 0 && s.Last >= fence {
-			item.fence = fence
+		if f.drops(s.Last) {
+			item.fence = f
 		}
 		p.items = append(p.items, item)
 	}
