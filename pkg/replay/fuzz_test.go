@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/jobevent/jobevent/internal/scenario"
 	"github.com/jobevent/jobevent/pkg/format"
 	"github.com/jobevent/jobevent/pkg/replay"
 )
@@ -105,12 +106,16 @@ func FuzzApplyPlan(f *testing.F) {
 }
 
 func FuzzFoldJSON(f *testing.F) {
-	for _, glob := range []string{"../../testdata/replay/*/log.jsonl", "../../testdata/validate/*.jsonl"} {
-		files, _ := filepath.Glob(glob)
-		for _, p := range files {
-			if data, err := os.ReadFile(p); err == nil {
-				f.Add(data)
-			}
+	files, _ := filepath.Glob("../../testdata/validate/*.jsonl")
+	for _, p := range files {
+		if data, err := os.ReadFile(p); err == nil {
+			f.Add(data)
+		}
+	}
+	scenarios, _ := filepath.Glob(filepath.Join(replayScenarios, "*.txt"))
+	for _, p := range scenarios {
+		if s, err := scenario.ReadFile(p); err == nil && s.Block("log") != nil {
+			f.Add([]byte(s.Block("log").Input))
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {

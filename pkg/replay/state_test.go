@@ -235,10 +235,9 @@ func TestBuildAvailability(t *testing.T) {
 
 // TestPlan_RecoveryResetsReplay: the resets a recovering master logs are
 // those of the plan, and the next failover replays them (the
-// second-epoch cases of testdata/replay).
+// second-epoch scenarios of testdata/replay).
 func TestPlan_RecoveryResetsReplay(t *testing.T) {
-	dir := filepath.Join(replayCases, "second-epoch")
-	events := testlog.Read(t, filepath.Join(dir, "log.jsonl"))
+	events := testlog.ReadScenario(t, filepath.Join(replayScenarios, "second-epoch.txt"))
 	st := fold(t, events[:9])
 	avail, err := replay.BuildAvailability(st, replay.AvailabilityOptions{LostWorkers: []string{"w1"}})
 	if err != nil {

@@ -45,17 +45,17 @@ func availabilities(st *replay.State) []replay.AvailabilityOptions {
 }
 
 // TestCheckPlan_ReplayCorpus: replay.Plan's reasons are true of the log
-// for every recorded log of testdata/replay, at every prefix, with every
+// of every scenario of testdata/replay, at every prefix, with every
 // partition, none, and each worker lost.
 func TestCheckPlan_ReplayCorpus(t *testing.T) {
-	logs, err := filepath.Glob(filepath.Join(repoRoot, "testdata", "replay", "*", "log.jsonl"))
-	if err != nil || len(logs) == 0 {
-		t.Fatalf("no replay corpus: %v", err)
+	scenarios, err := filepath.Glob(filepath.Join(repoRoot, "testdata", "replay", "*.txt"))
+	if err != nil || len(scenarios) == 0 {
+		t.Fatalf("no replay scenarios: %v", err)
 	}
-	for _, path := range logs {
-		name := filepath.Base(filepath.Dir(path))
+	for _, path := range scenarios {
+		name := strings.TrimSuffix(filepath.Base(path), ".txt")
 		t.Run(name, func(t *testing.T) {
-			events := testlog.Read(t, path)
+			events := testlog.ReadScenario(t, path)
 			for k := 1; k <= len(events); k++ {
 				st, _ := replay.Fold(&replay.SliceSource{Events: events[:k]}, 0)
 				for _, o := range availabilities(st) {
@@ -117,7 +117,7 @@ func TestCheckPlan_GeneratedLogs(t *testing.T) {
 
 // TestCheckPlan_Disagreements: each kind of wrong row is reported.
 func TestCheckPlan_Disagreements(t *testing.T) {
-	events := testlog.Read(t, filepath.Join(repoRoot, "testdata", "replay", "lost-worker", "log.jsonl"))
+	events := testlog.ReadScenario(t, filepath.Join(repoRoot, "testdata", "replay", "lost-worker.txt"))
 	dry := planOf(t, events, replay.AvailabilityOptions{LostWorkers: []string{"w1"}})
 	if diffs := checkPlan(dry); len(diffs) > 0 {
 		t.Fatalf("replay.Plan: %q, want no disagreement", diffs)
