@@ -1,21 +1,14 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/jobevent/jobevent/internal/report"
-	"github.com/jobevent/jobevent/pkg/format"
-	"github.com/jobevent/jobevent/pkg/replay"
 )
-
-// defaultSweepPoints is the default --points of replay --sweep.
-const defaultSweepPoints = 50
 
 // defaultTimelinePoints is the default --points of timeline: the
 // resolution of its exposure curve.
@@ -133,77 +126,4 @@ func joinFiles(files []string) string {
 		return files[0] + " and " + files[1]
 	}
 	return files[0]
-}
-
-// sweepOutput is the JSON of replay --dry-run --sweep.
-type sweepOutput struct {
-	Job    string              `json:"job"`
-	Points []replay.SweepPoint `json:"points"`
-}
-
-// jobOf is a source that remembers the job id of the events it returns.
-type jobOf struct {
-	replay.Source
-	job string
-}
-
-func (s *jobOf) Next() (format.Event, error) {
-	e, err := s.Source.Next()
-	if err == nil && s.job == "" {
-		s.job = e.Job
-	}
-	return e, err
-}
-
-// runSweep prints the exposure sweep of replay --dry-run --sweep.
-func runSweep(c *cli.Context, src eventSource, opts replay.SweepOptions) error {
-	opts.Points = c.Int("points")
-	if opts.Points < 0 {
-		return usagef(c, "bad --points %d: want 0 or more", opts.Points)
-	}
-	js := &jobOf{Source: src}
-	points, err := replay.Sweep(js, opts)
-	printNotices(c.App.ErrWriter, src.Notices())
-	if errors.Is(err, replay.ErrUnknownVertex) {
-		return usagef(c, "%v", err)
-	}
-	if err != nil {
-		return err
-	}
-	if points == nil {
-		points = []replay.SweepPoint{}
-	}
-	if c.String("format") == "json" {
-		return writeJSON(c.App.Writer, sweepOutput{Job: js.job, Points: points})
-	}
-	return printSweep(c.App.Writer, js.job, points, opts.Points)
-}
-
-// printSweep writes the table form of a sweep.
-func printSweep(w io.Writer, job string, points []replay.SweepPoint, cap int) error {
-	every := "every event"
-	if len(points) > 1 && points[1].Seq-points[0].Seq > 1 {
-		every = fmt.Sprintf("every %d events, capped at --points %d", points[1].Seq-points[0].Seq, cap)
-	}
-	fmt.Fprintf(w, "job %s: exposure sweep, %d point%s (%s)\n", job, len(points), plural(len(points)), every)
-	if len(points) == 0 {
-		return nil
-	}
-	worst, _ := replay.MostExposed(points) // the timeline's card names the same point
-	p := points[worst]
-	fmt.Fprintf(w, "most exposed: after seq %d (epoch %d, %s): rerun %d, redo %s of work and %s of results\n\n",
-		p.Seq, p.Epoch, p.Kind, p.Rerun, seconds(p.RerunSeconds), report.HumanBytes(p.RerunBytes))
-	t := newTable(w, "seq", "time", "epoch", "kind", "keep", "rerun", "run", "discarded", "rerun bytes", "rerun time")
-	for _, p := range points {
-		err := t.Append(strconv.FormatInt(p.Seq, 10), p.Time.UTC().Format("15:04:05.000"), strconv.Itoa(int(p.Epoch)),
-			string(p.Kind), strconv.Itoa(p.Keep), strconv.Itoa(p.Rerun), strconv.Itoa(p.Run), strconv.Itoa(p.Discarded),
-			report.HumanBytes(p.RerunBytes), seconds(p.RerunSeconds))
-		if err != nil {
-			return fmt.Errorf("replay: sweep table: %w", err)
-		}
-	}
-	if err := t.Render(); err != nil {
-		return fmt.Errorf("replay: sweep table: %w", err)
-	}
-	return nil
 }
