@@ -17,8 +17,6 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
-	"github.com/aws/smithy-go/logging"
-	gcaws "gocloud.dev/aws"
 	gcblob "gocloud.dev/blob"
 	"gocloud.dev/blob/azureblob"
 	"gocloud.dev/blob/gcsblob"
@@ -88,7 +86,7 @@ var s3Params = []string{"ssetype", "kmskeyid", "accelerate", "use_path_style", "
 // openS3 opens an s3:// bucket with the AWS SDK's default credential chain
 // (environment, shared config and profile, SSO, web identity, container
 // and instance roles), checked before the first request. The SDK's own
-// logging, which would write warnings on stderr, is off.
+// logging, which would write warnings on stderr, is off (see s3Config).
 func openS3(ctx context.Context, loc *location, info *cloudInfo) (*gcblob.Bucket, error) {
 	q := cloneValues(loc.query)
 	info.endpoint = q.Get("endpoint")
@@ -104,7 +102,7 @@ func openS3(ctx context.Context, loc *location, info *cloudInfo) (*gcblob.Bucket
 			return nil, fmt.Errorf("parameter %s: %w", key, err)
 		}
 	}
-	cfg, err := gcaws.V2ConfigFromURLParams(ctx, q)
+	cfg, err := s3Config(ctx, q)
 	if err != nil {
 		if strings.Contains(err.Error(), "profile") {
 			return nil, &AccessError{Bucket: info.bucket, Problem: "AWS profile: " + firstLine(err),
@@ -112,7 +110,6 @@ func openS3(ctx context.Context, loc *location, info *cloudInfo) (*gcblob.Bucket
 		}
 		return nil, err
 	}
-	cfg.Logger = logging.Nop{}
 	bopts.RequestChecksumCalculation = cfg.RequestChecksumCalculation
 	if anon, _ := strconv.ParseBool(q.Get("anonymous")); anon {
 		return s3blob.OpenBucket(ctx, s3.NewFromConfig(cfg, opts...), loc.bucket, &bopts)
