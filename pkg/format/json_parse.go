@@ -12,7 +12,29 @@ type jsonParser struct {
 	pos    int
 	buf    []byte            // scratch for strings with escapes
 	intern map[string]string // repeated names (kinds, jobs, vertices, workers)
+
+	// paths holds the paths of the arrays' elements and the objects'
+	// members being parsed, innermost last, so that naming them allocates
+	// nothing (a path is rendered only when an error is made, at once).
+	paths [8]fpath
+	depth int
 }
+
+// push returns a path for f, valid until the matching pop.
+func (p *jsonParser) push(f fpath) *fpath {
+	if p.depth == len(p.paths) {
+		p.depth++
+		fp := new(fpath) // deeper than any event nests: the heap
+		*fp = f
+		return fp
+	}
+	fp := &p.paths[p.depth]
+	*fp = f
+	p.depth++
+	return fp
+}
+
+func (p *jsonParser) pop() { p.depth-- }
 
 // maxInterned bounds the intern table of a reader.
 const maxInterned = 4096
@@ -120,14 +142,75 @@ var (
 	}()
 )
 
-// fieldByName maps the kind-specific fields' names to them.
-var fieldByName = func() map[string]field {
-	m := make(map[string]field, numFields)
-	for f := field(0); f < numFields; f++ {
-		m[fieldNames[f]] = f
+// fieldNamed returns the kind-specific field named key. It is a switch
+// rather than a map so that no key is hashed per line.
+func fieldNamed(key []byte) (field, bool) {
+	switch string(key) {
+	case "graph":
+		return fieldGraph, true
+	case "master":
+		return fieldMaster, true
+	case "recovering":
+		return fieldRecovering, true
+	case "vertex":
+		return fieldVertex, true
+	case "subtask":
+		return fieldSubtask, true
+	case "parallelism":
+		return fieldParallelism, true
+	case "attempt":
+		return fieldAttempt, true
+	case "worker":
+		return fieldWorker, true
+	case "records_in":
+		return fieldRecordsIn, true
+	case "records_out":
+		return fieldRecordsOut, true
+	case "bytes_in":
+		return fieldBytesIn, true
+	case "bytes_out":
+		return fieldBytesOut, true
+	case "partitions":
+		return fieldPartitions, true
+	case "error":
+		return fieldError, true
+	case "subtasks":
+		return fieldSubtasks, true
+	case "reason":
+		return fieldReason, true
+	case "coordinators":
+		return fieldCoordinators, true
+	case "status":
+		return fieldStatus, true
 	}
-	return m
-}()
+	return 0, false
+}
+
+// kindNamed returns the kind named b, without allocating for the nine
+// known kinds.
+func kindNamed(b []byte) Kind {
+	switch string(b) {
+	case string(KindJobSubmitted):
+		return KindJobSubmitted
+	case string(KindMasterStarted):
+		return KindMasterStarted
+	case string(KindVertexInitialized):
+		return KindVertexInitialized
+	case string(KindSubtaskStarted):
+		return KindSubtaskStarted
+	case string(KindSubtaskFinished):
+		return KindSubtaskFinished
+	case string(KindSubtaskFailed):
+		return KindSubtaskFailed
+	case string(KindSubtasksReset):
+		return KindSubtasksReset
+	case string(KindSnapshot):
+		return KindSnapshot
+	case string(KindJobFinished):
+		return KindJobFinished
+	}
+	return Kind(b)
+}
 
 // parseEvent decodes one non-blank line. The SyntaxError it returns has no
 // line number yet.
@@ -153,14 +236,14 @@ func (p *jsonParser) parseEvent(line []byte) (e Event, pr presence, serr *Syntax
 			return p.common(&pr.epoch, pathEpoch, func(at *fpath) (err *SyntaxError) { e.Epoch, err = p.parseInt32(at); return })
 		case "kind":
 			return p.common(&hasKind, pathKind, func(at *fpath) *SyntaxError {
-				s, err := p.parseName(at)
-				e.Kind = Kind(s)
+				b, err := p.parseStringBytes(at)
+				e.Kind = kindNamed(b)
 				return err
 			})
 		case "job":
 			return p.common(&pr.job, pathJob, func(at *fpath) (err *SyntaxError) { e.Job, err = p.parseName(at); return })
 		}
-		f, ok := fieldByName[string(key)]
+		f, ok := fieldNamed(key)
 		if !ok {
 			return p.fail(&fpath{name: string(key)}, "unknown field")
 		}
@@ -183,11 +266,12 @@ func (p *jsonParser) parseEvent(line []byte) (e Event, pr presence, serr *Syntax
 	if !hasKind {
 		return e, pr, p.fail(pathKind, "missing")
 	}
-	if !e.Kind.Valid() {
+	fields, ok := e.Kind.fieldSet()
+	if !ok {
 		return e, pr, p.fail(pathKind, "unknown kind %q", string(e.Kind))
 	}
 	for _, f := range order[:nseen] {
-		if !e.Kind.hasField(f) {
+		if !fields.has(f) {
 			return e, pr, p.fail(fieldPaths[f], "not a field of kind %q", string(e.Kind))
 		}
 	}
@@ -312,7 +396,9 @@ func (p *jsonParser) parseArray(at *fpath, elem func(ep *fpath) *SyntaxError) *S
 	}
 	for i := 0; ; i++ {
 		p.skipWS()
-		if err := elem(&fpath{parent: at, index: i}); err != nil {
+		err := elem(p.push(fpath{parent: at, index: i}))
+		p.pop()
+		if err != nil {
 			return err
 		}
 		p.skipWS()
@@ -337,12 +423,16 @@ func (p *jsonParser) members(at *fpath, names []string, member func(i int, fp *f
 			if string(key) != n {
 				continue
 			}
-			fp := &fpath{parent: at, name: n}
+			fp := p.push(fpath{parent: at, name: n})
+			var err *SyntaxError
 			if seen&(1<<i) != 0 {
-				return p.fail(fp, "duplicate field")
+				err = p.fail(fp, "duplicate field")
+			} else {
+				seen |= 1 << i
+				err = member(i, fp)
 			}
-			seen |= 1 << i
-			return member(i, fp)
+			p.pop()
+			return err
 		}
 		return p.fail(&fpath{parent: at, name: string(key)}, "unknown field")
 	})

@@ -190,6 +190,16 @@ func (p *jsonParser) parseInt64(at *fpath) (int64, *SyntaxError) {
 		return 0, p.fail(at, "want integer, got number %s", d[start:end])
 	}
 	p.pos = i
+	if i-digits <= 18 { // cannot overflow: no strconv, no string
+		var v int64
+		for _, c := range d[digits:i] {
+			v = v*10 + int64(c-'0')
+		}
+		if digits > start {
+			v = -v
+		}
+		return v, nil
+	}
 	v, err := strconv.ParseInt(string(d[start:i]), 10, 64)
 	if err != nil {
 		return 0, p.fail(at, "want integer, got %s: %w", d[start:i], errIntRange)
@@ -202,6 +212,9 @@ func (p *jsonParser) parseTime(at *fpath) (time.Time, *SyntaxError) {
 	if err != nil {
 		return time.Time{}, err
 	}
+	if t, ok := canonicalTime(s); ok {
+		return t, nil
+	}
 	t, perr := time.Parse(time.RFC3339Nano, string(s))
 	if perr != nil {
 		return time.Time{}, p.fail(at, "want RFC 3339 time, got %q", s)
@@ -211,6 +224,54 @@ func (p *jsonParser) parseTime(at *fpath) (time.Time, *SyntaxError) {
 		return time.Time{}, p.fail(at, "time %q is outside years 0000-9999 in UTC", s)
 	}
 	return t, nil
+}
+
+// canonicalTime parses the time form that canonical JSONL writes,
+// 2006-01-02T15:04:05.000000000Z, with every field in range; for anything
+// else it returns false and the caller parses s with time.Parse, which
+// gives the same time for what canonicalTime accepts.
+func canonicalTime(s []byte) (time.Time, bool) {
+	if len(s) != len("2006-01-02T15:04:05.000000000Z") || s[4] != '-' || s[7] != '-' || s[10] != 'T' ||
+		s[13] != ':' || s[16] != ':' || s[19] != '.' || s[29] != 'Z' {
+		return time.Time{}, false
+	}
+	num := func(b []byte) (int, bool) {
+		n := 0
+		for _, c := range b {
+			if c < '0' || c > '9' {
+				return 0, false
+			}
+			n = n*10 + int(c-'0')
+		}
+		return n, true
+	}
+	year, ok1 := num(s[0:4])
+	month, ok2 := num(s[5:7])
+	day, ok3 := num(s[8:10])
+	hour, ok4 := num(s[11:13])
+	minute, ok5 := num(s[14:16])
+	sec, ok6 := num(s[17:19])
+	nsec, ok7 := num(s[20:29])
+	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6 && ok7) ||
+		month < 1 || month > 12 || day < 1 || day > daysIn(time.Month(month), year) ||
+		hour > 23 || minute > 59 || sec > 59 {
+		return time.Time{}, false
+	}
+	return time.Date(year, time.Month(month), day, hour, minute, sec, nsec, time.UTC), true
+}
+
+// daysIn returns the number of days of month in year (proleptic Gregorian).
+func daysIn(month time.Month, year int) int {
+	switch month {
+	case time.February:
+		if year%4 == 0 && (year%100 != 0 || year%400 == 0) {
+			return 29
+		}
+		return 28
+	case time.April, time.June, time.September, time.November:
+		return 30
+	}
+	return 31
 }
 
 func (p *jsonParser) parseString(at *fpath) (string, *SyntaxError) {
