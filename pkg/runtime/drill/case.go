@@ -102,7 +102,7 @@ func (r *caseRun) run(ctx context.Context) {
 	}
 	var recs []recovery
 	for {
-		rec, crashedAgain, ok := r.recover(ctx, dry, avail, second)
+		rec, crashedAgain, ok := r.resume(ctx, dry, avail, second)
 		if !ok {
 			return
 		}
@@ -218,11 +218,11 @@ func busiestWorker(st *replay.State) string {
 	return best
 }
 
-// recover takes the dry run of the crashed log (dry holds it folded
+// resume takes the dry run of the crashed log (dry holds it folded
 // already, or is nil), then resumes the job: to its end, or until the
 // master dies after event crashAfter (> 0), which it reports. It returns
 // false after recording a problem.
-func (r *caseRun) recover(ctx context.Context, dry *dryRun, avail replay.AvailabilityOptions, crashAfter int64) (rec recovery, crashed, ok bool) {
+func (r *caseRun) resume(ctx context.Context, dry *dryRun, avail replay.AvailabilityOptions, crashAfter int64) (rec recovery, crashed, ok bool) {
 	var err error
 	if dry == nil {
 		dry, err = r.d.fold(ctx, r.dir.logURL())
