@@ -321,8 +321,23 @@ func runApp(ctx context.Context, app *cli.App, args []string) (code int) {
 	if err == nil {
 		err = app.RunContext(ctx, reorderArgs(app, args))
 	}
-	printError(app.ErrWriter, err)
+	if line := commandErrorLine(err, commandName(app, args)); line != "" {
+		fmt.Fprintln(app.ErrWriter, line)
+	}
 	return exitCode(err)
+}
+
+// commandName returns the name of the command args run, "" for none.
+func commandName(app *cli.App, args []string) string {
+	for _, a := range args[min(1, len(args)):] {
+		if !isFlag(a) {
+			if cmd := app.Command(a); cmd != nil {
+				return cmd.Name
+			}
+			return ""
+		}
+	}
+	return ""
 }
 
 // checkHelpTopic turns "jobevent help NOSUCH" into a usage error; cli

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 )
 
@@ -92,7 +93,11 @@ func exitCode(err error) int {
 // errorLine renders err as the one line printed on stderr, or "" when
 // there is nothing to print. Multi-line messages of other libraries are
 // folded onto one line.
-func errorLine(err error) string {
+func errorLine(err error) string { return commandErrorLine(err, "") }
+
+// commandErrorLine is errorLine for the error that the command named
+// command ("" for none) ended with.
+func commandErrorLine(err error, command string) string {
 	if err == nil {
 		return ""
 	}
@@ -110,7 +115,37 @@ func errorLine(err error) string {
 	if len(parts) == 0 {
 		return ""
 	}
-	return "jobevent: " + strings.Join(parts, "; ")
+	return "jobevent: " + userText(strings.Join(parts, "; "), command)
+}
+
+// internalPrefix matches the package prefix of the library's sentinel
+// errors ("jobevent/replay: unknown vertex"), which names Go packages,
+// not anything a user typed.
+var internalPrefix = regexp.MustCompile(`(^|[ (])jobevent/(blob|drill|flink|format|javaser|replay|runtime): `)
+
+// libraryPackages are the names the library's errors start with when they
+// say which package wrapped them ("replay: after seq 8: ...").
+var libraryPackages = map[string]bool{"blob": true, "drill": true, "flink": true, "format": true,
+	"javaser": true, "replay": true, "runtime": true}
+
+// userText rewrites an error message of command for the user: the
+// library's package prefixes go ("jobevent/replay: ", and "replay: "
+// unless replay is the command), and so does a context repeated by two
+// wrappers ("replay: replay: ...").
+func userText(msg, command string) string {
+	msg = internalPrefix.ReplaceAllString(msg, "$1")
+	parts := strings.Split(msg, ": ")
+	if len(parts) > 1 && libraryPackages[parts[0]] && parts[0] != command {
+		parts = parts[1:]
+	}
+	out := parts[:1]
+	for _, p := range parts[1:] {
+		if p == out[0] || libraryPackages[p] || p == out[len(out)-1] {
+			continue
+		}
+		out = append(out, p)
+	}
+	return strings.Join(out, ": ")
 }
 
 // printError writes the error line of err to w, if it has one.

@@ -114,7 +114,7 @@ func runFlinkReplay(c *cli.Context, arg string, fo *flinkOptions) error {
 	}
 	avail, err := replay.BuildAvailability(st, opts)
 	if err != nil {
-		return usagef(c, "%v", err)
+		return availabilityError(c, st, opts, err)
 	}
 	warnUnmatched(c, opts.Unmatched(st))
 	plan := replay.PlanRecovery(st, avail, replay.PlanOptions{})

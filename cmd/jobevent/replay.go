@@ -129,7 +129,7 @@ func runReplay(c *cli.Context) error {
 	}
 	avail, err := replay.BuildAvailability(st, opts)
 	if err != nil {
-		return usagef(c, "%v", err)
+		return availabilityError(c, st, opts, err)
 	}
 	warnUnmatched(c, opts.Unmatched(st))
 	plan := replay.PlanRecovery(st, avail, po)
@@ -200,6 +200,24 @@ func warnUnmatched(c *cli.Context, un []replay.Unmatched) {
 	for _, u := range un {
 		warnf(c.App.ErrWriter, "%s %s names nothing in the log: %s", flags[u.Option], u.Value, u.Why)
 	}
+}
+
+// availabilityError is the usage error of replay.BuildAvailability's err:
+// the flag and value at fault, then what is wrong with it.
+func availabilityError(c *cli.Context, st *replay.State, o replay.AvailabilityOptions, err error) error {
+	if !errors.Is(err, replay.ErrUnknownVertex) {
+		return usagef(c, "%v", err)
+	}
+	var ids []string
+	for _, v := range st.Graph().Vertices {
+		ids = append(ids, v.ID)
+	}
+	for _, r := range o.LostPartitions {
+		if !slices.Contains(ids, r.Vertex) {
+			return usagef(c, "--lost-partition %s: unknown vertex %q; the job's vertices are %s", r, r.Vertex, strings.Join(ids, ", "))
+		}
+	}
+	return usagef(c, "%v", err)
 }
 
 // availabilityOptions maps replay's flags onto replay.AvailabilityOptions.
