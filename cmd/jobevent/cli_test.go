@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,9 +10,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
+	"github.com/jobevent/jobevent/internal/golden"
+)
 
 // Paths of the shared test data, relative to this package.
 const (
@@ -26,6 +25,7 @@ type result struct {
 	code   int
 	stdout string
 	stderr string
+	args   []string // the arguments after "jobevent"
 }
 
 // uniqueMem returns the URL of a mem:// bucket no other test of this
@@ -49,7 +49,7 @@ func runCLIWith(t *testing.T, ctx context.Context, stdin string, args ...string)
 	t.Helper()
 	var out, errb bytes.Buffer
 	code := runMain(ctx, append([]string{"jobevent"}, args...), strings.NewReader(stdin), &out, &errb)
-	return result{code: code, stdout: out.String(), stderr: errb.String()}
+	return result{code: code, stdout: out.String(), stderr: errb.String(), args: args}
 }
 
 // runCLIChanged runs "jobevent args..." in process on an application
@@ -94,27 +94,32 @@ func (r result) wantOneLineError(t *testing.T, code int, want ...string) {
 	}
 }
 
-// golden compares got with testdata/golden/name, or rewrites the file
-// with -update.
-func golden(t *testing.T, name, got string) {
+// golden compares the run's stdout with the golden file
+// testdata/golden/name, or rewrites the file with -update (review the
+// diff). See goldenAt.
+func (r result) golden(t *testing.T, name string) {
 	t.Helper()
-	path := filepath.Join(goldenDir, name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
+	r.goldenAt(t, filepath.Join(goldenDir, name))
+}
+
+// goldenAt compares the run's stdout with the golden file at path. The
+// file's first line is the command that printed the rest, as it runs from
+// the repository's root ("# cd cmd/jobevent && jobevent replay ..."): a
+// golden made by another command than the test's fails, with the two
+// first lines in the diff.
+func (r result) goldenAt(t *testing.T, path string) {
+	t.Helper()
+	golden.Compare(t, path, []byte(goldenCommand(r.args)+"\n"+r.stdout))
+}
+
+// goldenCommand is the first line of a golden file: "jobevent args...",
+// quoted for a POSIX shell, run in this package's directory.
+func goldenCommand(args []string) string {
+	words := []string{"# cd cmd/jobevent && jobevent"}
+	for _, a := range args {
+		words = append(words, shellWord(a))
 	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Fatalf("output differs from %s (go test -update rewrites it; review the diff)\ngot:\n%s\nwant:\n%s", path, got, want)
-	}
+	return strings.Join(words, " ")
 }
 
 // logPath is the path of a log of testdata/logs.

@@ -29,20 +29,7 @@ func drillTemp(t *testing.T) string {
 func TestDrill_Table(t *testing.T) {
 	drillTemp(t)
 	r := runCLI(t, "drill", drillSpec, "--at", "10,21,32", "--faults", "master,slow-workers,double", "--no-timing").wantCode(t, 0)
-	path := filepath.Join(drillGoldenDir, "shuffle-at-10-21-32.table")
-	if *update {
-		if err := os.WriteFile(path, []byte(r.stdout), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if r.stdout != string(want) {
-		t.Fatalf("output differs from %s (go test -update rewrites it; review the diff)\ngot:\n%s\nwant:\n%s", path, r.stdout, want)
-	}
+	r.goldenAt(t, filepath.Join(drillGoldenDir, "shuffle-at-10-21-32.table"))
 	if r.stderr != "" {
 		t.Fatalf("stderr = %q, want nothing", r.stderr)
 	}

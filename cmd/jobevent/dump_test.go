@@ -46,13 +46,13 @@ func writeSegments(t *testing.T, url string, events []format.Event, bounds ...in
 func TestDump_Golden(t *testing.T) {
 	for _, f := range []string{"table", "json", "csv"} {
 		r := runCLI(t, "dump", logPath("healthy.jsonl"), "--format", f).wantCode(t, 0)
-		golden(t, "dump-healthy."+f, r.stdout)
+		r.golden(t, "dump-healthy."+f)
 		if r.stderr != "" {
 			t.Errorf("--format %s: stderr = %q, want nothing", f, r.stderr)
 		}
 	}
 	r := runCLI(t, "dump", logPath("failover.jsonl")).wantCode(t, 0)
-	golden(t, "dump-failover.table", r.stdout)
+	r.golden(t, "dump-failover.table")
 }
 
 func TestDump_JSONLIsCanonical(t *testing.T) {

@@ -76,7 +76,7 @@ func TestReplay_Golden(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.golden, func(t *testing.T) {
 			r := runCLI(t, tt.args...).wantCode(t, 0)
-			golden(t, tt.golden, r.stdout)
+			r.golden(t, tt.golden)
 		})
 	}
 }

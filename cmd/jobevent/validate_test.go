@@ -50,7 +50,7 @@ func TestValidate_Golden(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.golden, func(t *testing.T) {
 			r := runCLI(t, tt.args...).wantCode(t, tt.code)
-			golden(t, tt.golden, r.stdout)
+			r.golden(t, tt.golden)
 		})
 	}
 }
