@@ -14,7 +14,7 @@ import (
 func (l *Log) RequestCancel(ctx context.Context, by string) error {
 	body := fmt.Sprintf("{\"requested_by\":%q,\"requested_at\":%q}\n", by, time.Now().UTC().Format(time.RFC3339Nano))
 	err := l.store.create(ctx, CancelKey, []byte(body), contentTypeJSON)
-	if errors.Is(err, errExists) {
+	if errors.Is(err, errKeyTaken) {
 		return nil
 	}
 	return err

@@ -23,8 +23,8 @@ func testCreateConflict(t *testing.T, b backend) {
 	}
 	for i := 0; i < 3; i++ {
 		err := l.store.create(ctx, key, []byte("second"), contentTypeParquet)
-		if !errors.Is(err, errExists) {
-			t.Fatalf("second create: %v, want errExists", err)
+		if !errors.Is(err, errKeyTaken) {
+			t.Fatalf("second create: %v, want errKeyTaken", err)
 		}
 	}
 	got, err := l.store.get(ctx, key)
@@ -167,8 +167,8 @@ func TestWriter_SegmentCap_S3(t *testing.T) {
 		if s.Size > MaxSegmentBytes {
 			t.Fatalf("%s is %d bytes, over MaxSegmentBytes", s.Key, s.Size)
 		}
-		if err := l.store.create(ctx, s.Key, []byte("overwrite"), contentTypeParquet); !errors.Is(err, errExists) {
-			t.Fatalf("overwrite of %s: %v, want errExists", s.Key, err)
+		if err := l.store.create(ctx, s.Key, []byte("overwrite"), contentTypeParquet); !errors.Is(err, errKeyTaken) {
+			t.Fatalf("overwrite of %s: %v, want errKeyTaken", s.Key, err)
 		}
 	}
 	got, _ := mustReadAll(t, l, ReaderOptions{})

@@ -87,7 +87,7 @@ func (l *Log) claimOnce(ctx context.Context, key string, data []byte) error {
 // is ErrExists.
 func (l *Log) createOnce(ctx context.Context, key string, data []byte, contentType string) error {
 	err := l.store.create(ctx, key, data, contentType)
-	if !errors.Is(err, errExists) {
+	if !errors.Is(err, errKeyTaken) {
 		return err
 	}
 	got, gerr := l.store.get(ctx, key)

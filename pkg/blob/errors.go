@@ -39,7 +39,10 @@ var (
 	ErrUnsupportedScheme = errors.New("jobevent/blob: unsupported scheme")
 
 	// ErrSeqGap reports events missing (or repeated) between two events
-	// kept by a Reader. It is always wrapped in a *CorruptError.
+	// kept by a Reader or a JSONLReader (see SeqGapError). It is always
+	// wrapped in a *CorruptError. Unlike the other sentinels its text has
+	// no "jobevent/blob:" prefix: it is the middle of the one line that
+	// names the damage, "KEY: seq gap: seq 9 missing before seq 10".
 	ErrSeqGap = errors.New("seq gap")
 
 	// ErrInvalidEvents reports events that cannot form one segment: empty,
@@ -55,10 +58,12 @@ var (
 	ErrCompacting = errors.New("jobevent/blob: another compaction is running")
 )
 
-// errExists is what the store boundary returns for a failed IfNotExist
-// write; callers decide whether it is ErrExists, ErrEpochTaken or an
-// idempotent retry.
-var errExists = errors.New("jobevent/blob: precondition failed: object exists")
+// errKeyTaken is what the store boundary returns when a create-once
+// (IfNotExist) write finds its key taken, whatever the object there holds.
+// It is not ErrExists: callers decide what it means, ErrExists (other
+// content), ErrEpochTaken, a held lock, or an idempotent retry (the same
+// content).
+var errKeyTaken = errors.New("jobevent/blob: precondition failed: object exists")
 
 // NoLogError reports that URL holds no event log, with the reason when one
 // is known (a missing directory or bucket). It matches ErrNoLog.

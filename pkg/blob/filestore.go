@@ -49,11 +49,11 @@ func (s *fileStore) create(ctx context.Context, key string, data []byte, content
 	err = os.Link(tmp, final)
 	switch {
 	case errors.Is(err, fs.ErrExist):
-		return fmt.Errorf("write %s: %w", key, errExists)
+		return fmt.Errorf("write %s: %w", key, errKeyTaken)
 	case isNoHardLinks(err):
 		err = createExclusive(final, data)
 		if errors.Is(err, fs.ErrExist) {
-			return fmt.Errorf("write %s: %w", key, errExists)
+			return fmt.Errorf("write %s: %w", key, errKeyTaken)
 		}
 	}
 	if err != nil {

@@ -69,7 +69,7 @@ func (l *Log) lockCompaction(ctx context.Context) (*compactLock, error) {
 		if err == nil {
 			return &compactLock{log: l, body: body, written: time.Now()}, nil
 		}
-		if !errors.Is(err, errExists) {
+		if !errors.Is(err, errKeyTaken) {
 			return nil, fmt.Errorf("lock: %w", err)
 		}
 		age, err := l.objectAge(ctx, CompactLockKey)
@@ -104,7 +104,7 @@ func (l *Log) lockCompaction(ctx context.Context) (*compactLock, error) {
 // the lock changed or went away: the caller tries to take it again.
 func (l *Log) breakLock(ctx context.Context, dead []byte) error {
 	if err := l.store.create(ctx, compactLockBreakKey, dead, contentTypeJSON); err != nil {
-		if errors.Is(err, errExists) {
+		if errors.Is(err, errKeyTaken) {
 			return fmt.Errorf("%w: another compaction is breaking %s (%s exists; delete it if none is running)",
 				ErrCompacting, CompactLockKey, compactLockBreakKey)
 		}

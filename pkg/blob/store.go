@@ -50,10 +50,10 @@ type objectInfo struct {
 
 // objectStore is everything the log needs from a bucket. It is the boundary
 // where backend errors are translated, once: a missing object becomes
-// ErrNotFound, a failed IfNotExist write errExists. Keys are relative to the
+// ErrNotFound, a failed IfNotExist write errKeyTaken. Keys are relative to the
 // log's prefix. Implementations are safe for concurrent use.
 type objectStore interface {
-	// create writes key only if it does not exist yet (errExists if it does).
+	// create writes key only if it does not exist yet (errKeyTaken if it does).
 	create(ctx context.Context, key string, data []byte, contentType string) error
 	// put writes key, replacing any previous object.
 	put(ctx context.Context, key string, data []byte, contentType string) error
@@ -83,7 +83,7 @@ type bucketStore struct {
 }
 
 // translate maps an error of the bucket to the package's: NotFound to
-// ErrNotFound, a failed IfNotExist to errExists, and for cloud buckets a
+// ErrNotFound, a failed IfNotExist to errKeyTaken, and for cloud buckets a
 // missing or refused credential or a dead endpoint to an *AccessError. ctx
 // is the caller's context; timeout the request's bound.
 func (s *bucketStore) translate(ctx context.Context, op, key string, timeout time.Duration, err error) error {
@@ -97,7 +97,7 @@ func (s *bucketStore) translate(ctx context.Context, op, key string, timeout tim
 	case gcerrors.NotFound:
 		return fmt.Errorf("%s %s: %w", op, key, ErrNotFound)
 	case gcerrors.FailedPrecondition:
-		return fmt.Errorf("%s %s: %w", op, key, errExists)
+		return fmt.Errorf("%s %s: %w", op, key, errKeyTaken)
 	}
 	return fmt.Errorf("%s %s: %w", op, key, err)
 }
