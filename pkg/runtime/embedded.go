@@ -177,10 +177,7 @@ func runEpoch(ctx context.Context, log *blob.Log, st *epochStart, opts Options) 
 	if st.finished != "" {
 		return endedEpoch(ctx, log, st, buckets, opts.WorkDir, opts.Stderr), nil
 	}
-	w := log.NewWriter(st.epoch, st.startSeq, blob.WriterOptions{
-		BufferSize: spec.Settings.WriteBufferSize, FlushInterval: spec.Settings.WriteBufferFlushInterval, Clock: opts.Clock,
-		Retry: spec.Settings.retryPolicy(), BeforeUpload: beforeUpload(ctx),
-	})
+	w := epochWriter(ctx, log, st, opts.Clock)
 	// jobevent cancel is seen at a heartbeat, which closes logCancel.
 	logCancel := newCancelSignal()
 	cfg := masterConfig{
@@ -193,6 +190,16 @@ func runEpoch(ctx context.Context, log *blob.Log, st *epochStart, opts Options) 
 	}
 	sum, err := runCluster(ctx, cfg, opts)
 	return endEpoch(ctx, log, w, st, opts.CompactOnFinish, opts.Stderr, sum, err)
+}
+
+// epochWriter returns the writer of the events of the epoch st began, as
+// the job's settings configure it.
+func epochWriter(ctx context.Context, log *blob.Log, st *epochStart, clock Clock) *blob.Writer {
+	s := st.spec.Settings
+	return log.NewWriter(st.epoch, st.startSeq, blob.WriterOptions{
+		BufferSize: s.WriteBufferSize, FlushInterval: s.WriteBufferFlushInterval, Clock: clock,
+		Retry: s.retryPolicy(), BeforeUpload: beforeUpload(ctx),
+	})
 }
 
 // endEpoch finishes the run of an epoch. A deliberate crash writes nothing

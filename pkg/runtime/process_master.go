@@ -141,10 +141,7 @@ func runProcessEpoch(ctx context.Context, log *blob.Log, st *epochStart, opts Ma
 	if st.finished != "" {
 		return endedEpoch(ctx, log, st, buckets, "", opts.Stderr), nil
 	}
-	w := log.NewWriter(st.epoch, st.startSeq, blob.WriterOptions{
-		BufferSize: spec.Settings.WriteBufferSize, FlushInterval: spec.Settings.WriteBufferFlushInterval, Clock: opts.Clock,
-		Retry: spec.Settings.retryPolicy(), BeforeUpload: beforeUpload(ctx),
-	})
+	w := epochWriter(ctx, log, st, opts.Clock)
 	// jobevent cancel is seen at a heartbeat, which closes logCancel.
 	logCancel := newCancelSignal()
 	m := newMaster(masterConfig{
