@@ -127,12 +127,11 @@ func runReplay(c *cli.Context) error {
 	if at > st.LastSeq() && !po.LogUnreadable {
 		warnf(c.App.ErrWriter, "--at %d is past the end of the log (seq %d): planning after the last event", at, st.LastSeq())
 	}
-	avail, err := replay.BuildAvailability(st, opts)
+	plan, err := replay.PlanDryRun(st, opts, po)
 	if err != nil {
 		return availabilityError(c, st, opts, err)
 	}
 	warnUnmatched(c, opts.Unmatched(st))
-	plan := replay.PlanRecovery(st, avail, po)
 	if c.String("format") == "json" {
 		err = writePlanJSON(c.App.Writer, plan)
 	} else {

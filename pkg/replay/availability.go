@@ -66,14 +66,11 @@ type AvailabilityOptions struct {
 // (ErrNoWorkersAndAvailable) and for a lost partition naming a vertex that
 // is not in the graph (ErrUnknownVertex).
 func BuildAvailability(s *State, o AvailabilityOptions) (Availability, error) {
-	if o.NoWorkers && o.Available != nil {
-		return nil, ErrNoWorkersAndAvailable
+	if err := o.check(s); err != nil {
+		return nil, err
 	}
 	lostPart := make(map[format.SubtaskRef]bool, len(o.LostPartitions))
 	for _, r := range o.LostPartitions {
-		if s.topo.vertex(r.Vertex) < 0 {
-			return nil, fmt.Errorf("replay: lost partition %s: vertex %q: %w", r, r.Vertex, ErrUnknownVertex)
-		}
 		lostPart[r] = true
 	}
 	lostWorker := make(map[string]bool, len(o.LostWorkers))
@@ -139,4 +136,89 @@ func (s *State) recordedPartitions() int {
 		}
 	}
 	return n
+}
+
+// check returns the error BuildAvailability returns for o, if any.
+func (o AvailabilityOptions) check(s *State) error {
+	if o.NoWorkers && o.Available != nil {
+		return ErrNoWorkersAndAvailable
+	}
+	for _, r := range o.LostPartitions {
+		if s.topo.vertex(r.Vertex) < 0 {
+			return fmt.Errorf("replay: lost partition %s: vertex %q: %w", r, r.Vertex, ErrUnknownVertex)
+		}
+	}
+	return nil
+}
+
+// PlanDryRun is what `replay --dry-run` does once the log is folded: the
+// plan of PlanRecovery(s, A, po) for the set A that o describes, with the
+// error of BuildAvailability(s, o). It builds no A when the plan does not
+// read it (a full restart, a job the log ends), nor when o keeps every
+// recorded partition as its base (no Available list, not NoWorkers) in
+// jobevent's profile: the planner then asks the lost workers and
+// partitions of o directly, and with none lost it looks nothing up.
+func PlanDryRun(s *State, o AvailabilityOptions, po PlanOptions) (*RecoveryPlan, error) {
+	if err := o.check(s); err != nil {
+		return nil, err
+	}
+	if o.Available != nil || o.NoWorkers || s.profile == ProfileFlink {
+		a, err := BuildAvailability(s, o)
+		if err != nil {
+			return nil, err
+		}
+		return PlanRecovery(s, a, po), nil
+	}
+	var set partitionSet // nil: every recorded partition
+	if r := newRecordedSet(s, o); r != nil {
+		set = r
+	}
+	return planRecovery(s, set, po), nil
+}
+
+// partitionSet is the set A as the planner asks it; a nil partitionSet
+// holds every recorded partition.
+type partitionSet interface {
+	// has reports whether A holds the partition that FINISHED subtask x
+	// recorded for consumer vertex c.
+	has(s *State, x, c int32) bool
+}
+
+// has looks the partition up in the map.
+func (a Availability) has(s *State, x, c int32) bool {
+	st := &s.sub[x]
+	v := st.vertex
+	return a[PartitionID{Vertex: s.topo.ids[v], Subtask: x - s.vs[v].base, Attempt: st.finAttempt, Consumer: s.topo.ids[c]}]
+}
+
+// recordedSet is the A of BuildAvailability for options without an
+// Available list or NoWorkers, in jobevent's profile: every recorded
+// partition, except those on a lost worker or of a lost subtask.
+type recordedSet struct {
+	lostWorker  []bool         // by index into State.workers
+	lostSubtask map[int32]bool // dense subtask indices
+}
+
+// newRecordedSet returns the set for o, nil when o loses nothing.
+func newRecordedSet(s *State, o AvailabilityOptions) *recordedSet {
+	if len(o.LostWorkers) == 0 && len(o.LostPartitions) == 0 {
+		return nil
+	}
+	r := &recordedSet{lostWorker: make([]bool, len(s.workers)), lostSubtask: make(map[int32]bool)}
+	for _, w := range o.LostWorkers {
+		if i, ok := s.workerIdx[w]; ok {
+			r.lostWorker[i] = true
+		}
+	}
+	for _, ref := range o.LostPartitions {
+		if v := s.topo.vertex(ref.Vertex); v >= 0 && ref.Subtask >= 0 && ref.Subtask < s.vs[v].parallelism {
+			r.lostSubtask[s.vs[v].base+ref.Subtask] = true
+		}
+	}
+	return r
+}
+
+func (r *recordedSet) has(s *State, x, _ int32) bool {
+	w := s.sub[x].worker
+	return !(w >= 0 && r.lostWorker[w]) && !r.lostSubtask[x]
 }

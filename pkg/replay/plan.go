@@ -33,6 +33,11 @@ import (
 // Plan only reads s. Its cost is linear in the subtasks and edges of the
 // job, plus one lookup in avail per partition of a FINISHED subtask.
 func Plan(s *State, avail Availability) *RecoveryPlan {
+	return plan(s, avail)
+}
+
+// plan is Plan with A as a partitionSet (nil: every recorded partition).
+func plan(s *State, avail partitionSet) *RecoveryPlan {
 	p := newPlanner(s)
 	p.replay()
 	p.trim()
@@ -58,6 +63,7 @@ type planner struct {
 	queue                        []int32
 	prefix                       []int32 // prefix counts of fWill
 	kept                         int     // FINISHED subtasks not marked: an upper bound of keeps
+	inMap                        int     // subtasks in the finished map (step 1)
 
 	full  uint8 // reason bits of a full restart (rDisabled, rUnreadable); 0: the rule applies
 	ended bool  // the log ends the job: rows for the finished entries only
@@ -102,6 +108,7 @@ func (p *planner) replay() {
 		}
 		if st.finSeq > 0 {
 			f |= fInMap
+			p.inMap++
 		}
 		p.flags[x] = f
 	}
@@ -194,9 +201,12 @@ func (p *planner) coordinators() {
 // consumers in a well-formed log, so this only matters for logs Validate
 // rejects). The result is the least set closed under these rules, so it
 // does not depend on the order in which they are applied.
-func (p *planner) partitions(avail Availability) {
+func (p *planner) partitions(avail partitionSet) {
 	if p.s.profile == ProfileFlink {
-		p.flinkPartitions(avail)
+		// Plan's callers give the Flink profile an Availability (the
+		// recorded set of PlanDryRun is jobevent's profile alone).
+		a, _ := avail.(Availability)
+		p.flinkPartitions(a)
 		return
 	}
 	p.lookupMissing(avail) // recorded partitions of FINISHED subtasks not in A

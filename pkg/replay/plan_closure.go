@@ -4,8 +4,12 @@ package replay
 // are missing, and the closure of the resets to a fixed point.
 
 // lookupMissing marks, for every FINISHED subtask, the recorded partitions
-// that are not in avail.
-func (p *planner) lookupMissing(avail Availability) {
+// that are not in avail. A nil avail holds every recorded partition:
+// nothing is missing, and nothing is looked up.
+func (p *planner) lookupMissing(avail partitionSet) {
+	if avail == nil {
+		return
+	}
 	total := 0
 	for v := range p.t.ids {
 		p.missOff[v] = total
@@ -21,24 +25,21 @@ func (p *planner) lookupMissing(avail Availability) {
 
 // lookupSubtask marks the recorded partitions of FINISHED subtask x that
 // are not in avail.
-func (p *planner) lookupSubtask(x int32, avail Availability) {
+func (p *planner) lookupSubtask(x int32, avail partitionSet) {
 	st := &p.s.sub[x]
 	v := st.vertex
 	i := x - p.s.vs[v].base
 	outs := p.t.out[v]
 	row := p.miss[p.missOff[v]+int(i)*len(outs):]
-	id := PartitionID{Vertex: p.t.ids[v], Subtask: i, Attempt: st.finAttempt}
 	if st.parts == nil {
 		for k, ei := range outs {
-			id.Consumer = p.t.ids[p.t.edges[ei].to]
-			row[k] = !avail[id]
+			row[k] = !avail.has(p.s, x, p.t.edges[ei].to)
 		}
 		return
 	}
 	for _, pr := range st.parts {
-		id.Consumer = p.t.ids[pr.consumer]
 		if k := p.t.outSlot(v, pr.consumer); k >= 0 {
-			row[k] = !avail[id]
+			row[k] = !avail.has(p.s, x, pr.consumer)
 		}
 	}
 }
@@ -46,6 +47,9 @@ func (p *planner) lookupSubtask(x int32, avail Availability) {
 // missing reports whether FINISHED subtask x has a recorded partition for
 // the consumer of its out-edge slot k that is not available.
 func (p *planner) missing(x, k int32) bool {
+	if p.miss == nil {
+		return false // every recorded partition is available
+	}
 	v := p.s.sub[x].vertex
 	i := x - p.s.vs[v].base
 	return p.miss[p.missOff[v]+int(i)*len(p.t.out[v])+int(k)]

@@ -37,8 +37,9 @@ func docSteps(t *testing.T, path string) []step {
 }
 
 // TestPlan_StepsAsDocumented: docs/recovery.md and recovery.zh.md name the
-// method of each step of the rule; Plan calls exactly those methods, in
-// that order, and each method's comment says which step it is.
+// method of each step of the rule; plan (the body of Plan, PlanRecovery and
+// PlanDryRun) calls exactly those methods, in that order, and each
+// method's comment says which step it is.
 func TestPlan_StepsAsDocumented(t *testing.T) {
 	want := docSteps(t, "../../docs/recovery.md")
 	if len(want) != 5 {
@@ -67,7 +68,7 @@ func TestPlan_StepsAsDocumented(t *testing.T) {
 		if fn.Recv != nil && fn.Doc != nil {
 			docs[fn.Name.Name] = fn.Doc.Text()
 		}
-		if fn.Recv == nil && fn.Name.Name == "Plan" {
+		if fn.Recv == nil && fn.Name.Name == "plan" {
 			ast.Inspect(fn.Body, func(n ast.Node) bool {
 				if c, ok := n.(*ast.CallExpr); ok {
 					if sel, ok := c.Fun.(*ast.SelectorExpr); ok {
@@ -89,6 +90,6 @@ func TestPlan_StepsAsDocumented(t *testing.T) {
 		}
 	}
 	if !reflect.DeepEqual(calls, methods) {
-		t.Fatalf("Plan calls %v, want the documented steps %v", calls, methods)
+		t.Fatalf("plan calls %v, want the documented steps %v", calls, methods)
 	}
 }

@@ -41,6 +41,12 @@ type PlanOptions struct {
 // In a full restart the rule's other reasons do not apply: nothing is
 // kept, so no snapshot, coordinator or partition decides anything.
 func PlanRecovery(s *State, avail Availability, opts PlanOptions) *RecoveryPlan {
+	return planRecovery(s, avail, opts)
+}
+
+// planRecovery is PlanRecovery with A as a partitionSet (nil: every
+// recorded partition).
+func planRecovery(s *State, avail partitionSet, opts PlanOptions) *RecoveryPlan {
 	var full uint8
 	if opts.RecoveryDisabled {
 		full |= rDisabled
@@ -50,12 +56,13 @@ func PlanRecovery(s *State, avail Availability, opts PlanOptions) *RecoveryPlan 
 	}
 	ended := s.status != "" && !opts.LogUnreadable
 	if full == 0 && !ended {
-		return Plan(s, avail)
+		return plan(s, avail)
 	}
 	p := newPlanner(s)
 	p.replay()
 	if ended {
 		p.ended = true // the finished entries keep: fWill stays clear
+		p.kept = p.inMap
 	} else {
 		p.full = full
 		for x := range p.flags {

@@ -253,10 +253,33 @@ func (s *State) applyInitialized(e *format.Event) error {
 		return s.fail(e, fmt.Errorf("vertex %q parallelism %d: %w", e.Vertex, e.Parallelism, ErrBadParallelism))
 	}
 	vs.parallelism, vs.base, vs.initSeq = e.Parallelism, int32(len(s.sub)), e.Seq
+	s.growSubtasks(int(e.Parallelism))
 	for i := int32(0); i < e.Parallelism; i++ {
 		s.sub = append(s.sub, subtask{vertex: v, lastAttempt: -1, worker: -1})
 	}
 	return nil
+}
+
+// growSubtasks makes room in s.sub for n more subtasks, and when it must
+// grow, for the subtasks the graph declares for the vertices not yet
+// initialized as well (a hint: auto parallelism declares none, and the
+// total stays within MaxSubtasks), so that a job's subtasks are allocated
+// once or a few times rather than grown one at a time.
+func (s *State) growSubtasks(n int) {
+	need := len(s.sub) + n
+	if need <= cap(s.sub) {
+		return
+	}
+	want := need
+	for u, c := range s.topo.conf {
+		if s.vs[u].parallelism == 0 && c.Parallelism > 0 {
+			want += int(min(c.Parallelism, MaxParallelism))
+		}
+	}
+	want = max(min(max(want, cap(s.sub)+cap(s.sub)/2), MaxSubtasks), need)
+	grown := make([]subtask, len(s.sub), want)
+	copy(grown, s.sub)
+	s.sub = grown
 }
 
 // subtaskOf resolves vertex/subtask to a dense index.

@@ -21,14 +21,17 @@ type Unmatched struct {
 // the graph is not among them: BuildAvailability refuses it.
 func (o AvailabilityOptions) Unmatched(s *State) []Unmatched {
 	var out []Unmatched
-	held := map[string]bool{}
-	for x := range s.sub {
-		if st := &s.sub[x]; st.finSeq > 0 {
-			held[s.workerName(st.worker)] = true
+	var held []bool // by worker index: some finished entry ran on it
+	if len(o.LostWorkers) > 0 {
+		held = make([]bool, len(s.workers))
+		for x := range s.sub {
+			if st := &s.sub[x]; st.finSeq > 0 && st.worker >= 0 {
+				held[st.worker] = true
+			}
 		}
 	}
 	for _, w := range o.LostWorkers {
-		if !held[w] {
+		if i, ok := s.workerIdx[w]; !ok || !held[i] {
 			out = append(out, Unmatched{Option: "LostWorkers", Value: w,
 				Why: fmt.Sprintf("no finished subtask ran on worker %s up to seq %d: no partition of it is recorded", w, s.lastSeq)})
 		}

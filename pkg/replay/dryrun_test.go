@@ -1,0 +1,148 @@
+package replay_test
+
+import (
+	"errors"
+	"fmt"
+	"math/rand"
+	"reflect"
+	"testing"
+
+	"github.com/jobevent/jobevent/internal/loggen"
+	"github.com/jobevent/jobevent/pkg/format"
+	"github.com/jobevent/jobevent/pkg/replay"
+)
+
+// TestPlanDryRun_MatchesBuildAvailability compares PlanDryRun with what it
+// replaces, PlanRecovery on the A of BuildAvailability, on generated logs
+// of several shapes cut at random points, for each kind of what-if option,
+// both profiles and every plan option: the plans must be equal in full
+// (rows, kept subtasks, resets, deferred vertices), and so must the
+// errors.
+func TestPlanDryRun_MatchesBuildAvailability(t *testing.T) {
+	plans := 0
+	for seed := int64(1); seed <= 60; seed++ {
+		o := randomOptions(seed)
+		if seed%10 == 0 {
+			o = loggen.BenchOptions(seed, 400, 3000)
+		}
+		events := generate(t, o)
+		rng := rand.New(rand.NewSource(seed))
+		for cut := 0; cut < 4; cut++ {
+			k := len(events)
+			if cut > 0 {
+				k = 2 + rng.Intn(len(events)-1)
+			}
+			for _, profile := range []replay.Profile{replay.ProfileJobevent, replay.ProfileFlink} {
+				st := fold(t, events[:k])
+				st.SetProfile(profile)
+				for _, ao := range dryRunOptions(rng, st) {
+					for _, po := range []replay.PlanOptions{{}, {RecoveryDisabled: true}, {LogUnreadable: true}} {
+						comparePlans(t, fmt.Sprintf("seed %d at %d, %v, %+v, %+v", seed, k, profile, ao, po), st, ao, po)
+						plans++
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d plans compared", plans)
+}
+
+func comparePlans(t *testing.T, name string, st *replay.State, ao replay.AvailabilityOptions, po replay.PlanOptions) {
+	t.Helper()
+	got, err := replay.PlanDryRun(st, ao, po)
+	a, werr := replay.BuildAvailability(st, ao)
+	if err != nil || werr != nil {
+		if err == nil || werr == nil || err.Error() != werr.Error() {
+			t.Fatalf("%s: error %v, want %v", name, err, werr)
+		}
+		return
+	}
+	want := replay.PlanRecovery(st, a, po)
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("%s: plan\n%+v\nwant\n%+v", name, got, want)
+	}
+	if !reflect.DeepEqual(got.Kept(), want.Kept()) || !reflect.DeepEqual(got.Resets(), want.Resets()) ||
+		!reflect.DeepEqual(got.Deferred(), want.Deferred()) {
+		t.Fatalf("%s: kept, resets or deferred differ", name)
+	}
+}
+
+// dryRunOptions are the what-if options of one comparison: none, lost
+// workers (one that names nothing), lost partitions (one out of range),
+// both, no workers, an available list, and the two refused combinations.
+func dryRunOptions(rng *rand.Rand, st *replay.State) []replay.AvailabilityOptions {
+	var lost []format.SubtaskRef
+	for _, f := range st.Finished() {
+		if rng.Intn(4) == 0 {
+			lost = append(lost, f.SubtaskRef)
+		}
+	}
+	var avail []replay.PartitionLoc
+	for _, p := range st.Partitions() {
+		if rng.Intn(3) != 0 {
+			avail = append(avail, p)
+		}
+	}
+	if avail == nil {
+		avail = []replay.PartitionLoc{}
+	}
+	first := ""
+	if g := st.Graph(); g != nil && len(g.Vertices) > 0 {
+		first = g.Vertices[0].ID
+		lost = append(lost, format.SubtaskRef{Vertex: first, Subtask: 1 << 20})
+	}
+	opts := []replay.AvailabilityOptions{
+		{},
+		{LostWorkers: []string{"w1"}},
+		{LostWorkers: []string{"w2", "nobody", ""}},
+		{LostPartitions: lost},
+		{LostWorkers: []string{"w3"}, LostPartitions: lost},
+		{NoWorkers: true},
+		{NoWorkers: true, LostWorkers: []string{"w1"}},
+		{Available: avail},
+		{Available: avail, LostWorkers: []string{"w1"}, LostPartitions: lost},
+		{Available: []replay.PartitionLoc{}},
+		{NoWorkers: true, Available: avail},
+		{LostPartitions: []format.SubtaskRef{{Vertex: "no such vertex"}}},
+	}
+	return opts
+}
+
+// TestPlanDryRun_Errors: the refused options are refused as
+// BuildAvailability refuses them.
+func TestPlanDryRun_Errors(t *testing.T) {
+	st := fold(t, generate(t, loggen.Options{Seed: 1}))
+	if _, err := replay.PlanDryRun(st, replay.AvailabilityOptions{NoWorkers: true, Available: []replay.PartitionLoc{}}, replay.PlanOptions{}); !errors.Is(err, replay.ErrNoWorkersAndAvailable) {
+		t.Fatalf("error = %v, want %v", err, replay.ErrNoWorkersAndAvailable)
+	}
+	lost := replay.AvailabilityOptions{LostPartitions: []format.SubtaskRef{{Vertex: "nope"}}}
+	if _, err := replay.PlanDryRun(st, lost, replay.PlanOptions{}); !errors.Is(err, replay.ErrUnknownVertex) {
+		t.Fatalf("error = %v, want %v", err, replay.ErrUnknownVertex)
+	}
+}
+
+// TestAvailabilityOptions_UnmatchedWorkers compares the lost workers that
+// Unmatched reports with the workers of the finished entries.
+func TestAvailabilityOptions_UnmatchedWorkers(t *testing.T) {
+	for seed := int64(1); seed <= 20; seed++ {
+		st := fold(t, generate(t, randomOptions(seed)))
+		held := map[string]bool{}
+		for _, f := range st.Finished() {
+			held[f.Worker] = true
+		}
+		o := replay.AvailabilityOptions{LostWorkers: []string{"w1", "w2", "w3", "w4", "w9", "nobody", ""}}
+		var want []string
+		for _, w := range o.LostWorkers {
+			if !held[w] {
+				want = append(want, w)
+			}
+		}
+		var got []string
+		for _, u := range o.Unmatched(st) {
+			got = append(got, u.Value)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("seed %d: unmatched workers %q, want %q", seed, got, want)
+		}
+	}
+}
