@@ -65,6 +65,10 @@
 //     *format.VersionError. A listing that fails is an error, never an
 //     empty log.
 //
+// A JSONL log (what jobevent dump writes; docs/format.md) reads as a bucket
+// log of the same events: OpenJSONL and NewJSONLReader fence and check seqs
+// with the Reader's code, each epoch starting at its lowest seq in the file.
+//
 // Segments are read whole, one at a time (the writer bounds their size, and
 // every read stops after MaxSegmentBytes whatever size the bucket reports),
 // so a reader's memory does not depend on the length of the log.
