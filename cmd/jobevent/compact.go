@@ -3,12 +3,13 @@ package main
 import (
 	"errors"
 	"fmt"
-	"github.com/jobevent/jobevent/internal/report"
 	"io"
 	"strconv"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/jobevent/jobevent/internal/human"
+	"github.com/jobevent/jobevent/internal/report"
 	"github.com/jobevent/jobevent/pkg/blob"
 )
 
@@ -75,6 +76,23 @@ func runCompact(c *cli.Context) error {
 	return printCompact(c.App.Writer, res)
 }
 
+// printCompactPlan writes the summary line of a dry run: the segments a
+// compaction would leave, counted from what it would merge and delete (the
+// result of a dry run keeps the counts as they are now).
+func printCompactPlan(w io.Writer, res *blob.CompactResult) {
+	parts := 0
+	for _, cv := range res.Covering {
+		parts += cv.Parts
+	}
+	after := res.SegmentsBefore - res.Leftovers - parts + len(res.Covering)
+	fmt.Fprintf(w, "would compact %s: %s (%s) -> %s", res.URL, human.Count(res.SegmentsBefore, "segment"),
+		report.HumanBytes(res.BytesBefore), human.Count(after, "segment"))
+	if len(res.Covering) > 0 {
+		fmt.Fprintf(w, " (%d merged into %s)", parts, human.Count(len(res.Covering), "covering segment"))
+	}
+	fmt.Fprintln(w)
+}
+
 // openExistingLog opens a LOG argument that must hold a log.
 func openExistingLog(c *cli.Context, arg string) (*blob.Log, error) {
 	log, err := blob.Open(c.Context, arg)
@@ -115,17 +133,18 @@ func parseSize(s string) (int64, error) {
 
 // printCompact writes the table form of res.
 func printCompact(w io.Writer, res *blob.CompactResult) error {
-	verb := "compacted"
 	if res.DryRun {
-		verb = "would compact"
-	}
-	fmt.Fprintf(w, "%s %s: %d segments (%s) -> %d segments (%s)\n", verb, res.URL,
-		res.SegmentsBefore, report.HumanBytes(res.BytesBefore), res.SegmentsAfter, report.HumanBytes(res.BytesAfter))
-	if res.DryRun {
-		fmt.Fprintf(w, "(a dry run: segment counts and bytes after are as they are now)\n")
+		printCompactPlan(w, res)
+	} else {
+		fmt.Fprintf(w, "compacted %s: %s (%s) -> %s (%s)\n", res.URL, human.Count(res.SegmentsBefore, "segment"),
+			report.HumanBytes(res.BytesBefore), human.Count(res.SegmentsAfter, "segment"), report.HumanBytes(res.BytesAfter))
 	}
 	if res.Leftovers > 0 {
-		fmt.Fprintf(w, "%d covered segment%s of an earlier compaction deleted\n", res.Leftovers, plural(res.Leftovers))
+		verb := "deleted"
+		if res.DryRun {
+			verb = "to delete"
+		}
+		fmt.Fprintf(w, "%s of an earlier compaction %s\n", human.Count(res.Leftovers, "covered segment"), verb)
 	}
 	if len(res.Covering) > 0 {
 		fmt.Fprintln(w)

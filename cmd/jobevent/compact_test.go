@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -104,6 +105,28 @@ func TestCompact(t *testing.T) {
 	}
 	if res.SegmentsBefore != 2 || res.SegmentsAfter != 2 || len(res.Covering) != 0 || res.Covering == nil {
 		t.Fatalf("second compaction = %+v", res)
+	}
+}
+
+// The dry run's summary counts the segments the compaction leaves, as the
+// real compaction then reports them.
+func TestCompact_DryRunSummary(t *testing.T) {
+	url := filepath.Join(t.TempDir(), "logs") + "?prefix=jobs/failover/"
+	segmentedLog(t, url, "failover.jsonl", 4)
+	before := countSegments(t, url)
+	dry := runCLI(t, "compact", url, "--dry-run").wantCode(t, 0)
+	r := runCLI(t, "compact", url).wantCode(t, 0)
+	after := countSegments(t, url)
+	if after == before {
+		t.Fatalf("nothing compacted:\n%s", r.stdout)
+	}
+	want := fmt.Sprintf("%d segments (", before)
+	if first, _, _ := strings.Cut(dry.stdout, "\n"); !strings.Contains(first, want) ||
+		!strings.Contains(first, fmt.Sprintf("-> %d segments (%d merged into %d covering segments)", after, before, after)) {
+		t.Fatalf("dry run says %q, want %d segments -> %d", first, before, after)
+	}
+	if first, _, _ := strings.Cut(r.stdout, "\n"); !strings.Contains(first, fmt.Sprintf("-> %d segments (", after)) {
+		t.Fatalf("compaction says %q, want -> %d segments", first, after)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/jobevent/jobevent/internal/human"
 	"github.com/jobevent/jobevent/pkg/format"
 	"github.com/jobevent/jobevent/pkg/replay"
 )
@@ -101,7 +102,7 @@ func printDiff(c *cli.Context, res *replay.DiffResult) error {
 	if withSeqs {
 		header = append(header, "seq a", "seq b")
 	}
-	fmt.Fprintf(w, "%d difference%s\n", len(res.Differences), plural(len(res.Differences)))
+	fmt.Fprintln(w, human.Count(len(res.Differences), "difference"))
 	t := newTable(w, header...)
 	for _, d := range res.Differences {
 		row := []string{d.Path, clip(diffValue(d.A)), clip(diffValue(d.B))}

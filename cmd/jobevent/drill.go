@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/jobevent/jobevent/internal/human"
 	"github.com/jobevent/jobevent/internal/progress"
 	"github.com/jobevent/jobevent/internal/report"
 	"github.com/jobevent/jobevent/pkg/runtime"
@@ -168,8 +169,9 @@ func writeDrillReport(file string, res *drill.Result) error {
 // printDrill writes the table form of a drill: a heading, one row per
 // case, the failed cases' problems, the cost curve and the verdict.
 func printDrill(w io.Writer, res *drill.Result, timing bool) error {
-	fmt.Fprintf(w, "drill of job %s (seed %d): %d events, %d crash point%s × %d fault%s = %d cases\n\n",
-		res.Job, res.Seed, res.Events, len(res.Points), plural(len(res.Points)), len(res.Faults), plural(len(res.Faults)), len(res.Cases))
+	fmt.Fprintf(w, "drill of job %s (seed %d): %s, %s × %s = %s\n\n",
+		res.Job, res.Seed, human.Count(res.Events, "event"), human.Count(len(res.Points), "crash point"),
+		human.Count(len(res.Faults), "fault"), human.Count(len(res.Cases), "case"))
 	if err := printDrillCases(w, res, timing); err != nil {
 		return err
 	}
@@ -181,8 +183,8 @@ func printDrill(w io.Writer, res *drill.Result, timing bool) error {
 	for _, f := range res.Faults {
 		if p, ok := res.MostExposed(f); ok && p.Redone[f].Subtasks > 0 {
 			cost := p.Redone[f]
-			fmt.Fprintf(w, "most exposed to %s: after seq %d (%s): %d subtask%s redone, %s\n",
-				f, p.Seq, p.Event, cost.Subtasks, plural(cost.Subtasks), report.HumanBytes(cost.Bytes))
+			fmt.Fprintf(w, "most exposed to %s: after seq %d (%s): %s redone, %s\n",
+				f, p.Seq, p.Event, human.Count(cost.Subtasks, "subtask"), report.HumanBytes(cost.Bytes))
 		}
 	}
 	_, err := fmt.Fprintf(w, "\nverdict: %s\n", res.Verdict)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/jobevent/jobevent/internal/human"
 	"github.com/jobevent/jobevent/pkg/blob"
 )
 
@@ -67,8 +68,8 @@ func runFlinkImport(c *cli.Context, fo *flinkOptions) error {
 		return writeJSON(c.App.Writer, sum)
 	}
 	if !c.Bool("quiet") {
-		fmt.Fprintf(c.App.ErrWriter, "imported %d event%s of the Flink log %s into %s: %d segment%s, %d epoch%s\n",
-			sum.Events, plural(int(sum.Events)), dir, url, sum.Segments, plural(sum.Segments), sum.Epochs, plural(sum.Epochs))
+		fmt.Fprintf(c.App.ErrWriter, "imported %s of the Flink log %s into %s: %s, %s\n",
+			human.Count(sum.Events, "event"), dir, url, human.Count(sum.Segments, "segment"), human.Count(sum.Epochs, "epoch"))
 	}
 	return nil
 }

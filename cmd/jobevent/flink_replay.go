@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/jobevent/jobevent/internal/human"
 	"github.com/jobevent/jobevent/pkg/format"
 	"github.com/jobevent/jobevent/pkg/replay"
 )
@@ -106,7 +107,7 @@ func runFlinkReplay(c *cli.Context, arg string, fo *flinkOptions) error {
 		return err
 	}
 	if n := st.Skipped(); n > 0 {
-		warnf(c.App.ErrWriter, "%d event%s of the log could not be applied and were skipped: %v", n, plural(int(n)), st.SkipErrors())
+		warnf(c.App.ErrWriter, "%s of the log could not be applied and were skipped: %v", human.Count(n, "event"), st.SkipErrors())
 	}
 	st.SetProfile(replay.ProfileFlink)
 	if at > st.LastSeq() {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/jobevent/jobevent/internal/human"
 	"github.com/jobevent/jobevent/internal/progress"
 	"github.com/jobevent/jobevent/pkg/blob"
 	"github.com/jobevent/jobevent/pkg/format"
@@ -93,8 +94,8 @@ func runImport(c *cli.Context) error {
 	if c.Bool("quiet") {
 		return nil
 	}
-	fmt.Fprintf(c.App.ErrWriter, "imported %d event%s into %s: %d segment%s, %d epoch%s\n",
-		sum.Events, plural(int(sum.Events)), url, sum.Segments, plural(sum.Segments), sum.Epochs, plural(sum.Epochs))
+	fmt.Fprintf(c.App.ErrWriter, "imported %s into %s: %s, %s\n",
+		human.Count(sum.Events, "event"), url, human.Count(sum.Segments, "segment"), human.Count(sum.Epochs, "epoch"))
 	return nil
 }
 

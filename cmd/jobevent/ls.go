@@ -2,13 +2,14 @@ package main
 
 import (
 	"fmt"
-	"github.com/jobevent/jobevent/internal/report"
 	"io"
 	"strconv"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/jobevent/jobevent/internal/human"
+	"github.com/jobevent/jobevent/internal/report"
 	"github.com/jobevent/jobevent/pkg/blob"
 )
 
@@ -92,7 +93,7 @@ func printLs(w io.Writer, bucket string, logs []*blob.Summary) error {
 	if err := t.Render(); err != nil {
 		return fmt.Errorf("ls: table: %w", err)
 	}
-	fmt.Fprintf(w, "%d log%s under %s\n", len(logs), plural(len(logs)), bucket)
+	fmt.Fprintf(w, "%s under %s\n", human.Count(len(logs), "log"), bucket)
 	return nil
 }
 

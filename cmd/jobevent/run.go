@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/jobevent/jobevent/internal/human"
 	"github.com/jobevent/jobevent/pkg/runtime"
 )
 
@@ -152,7 +153,7 @@ func printSummary(w io.Writer, format string, s *runtime.Summary) error {
 	case s.Recovered && s.Plan != nil:
 		status += fmt.Sprintf(" (recovered in epoch %d: plan kept %d, reran %d, ran %d)", s.Epoch, s.Plan.Keep, s.Plan.Rerun, s.Plan.Run)
 	case s.Recovered:
-		status += fmt.Sprintf(" (recovered in epoch %d: %d subtasks kept)", s.Epoch, s.Kept)
+		status += fmt.Sprintf(" (recovered in epoch %d: %s kept)", s.Epoch, human.Count(s.Kept, "subtask"))
 	}
 	outputs := strings.Join(s.Outputs, ", ")
 	if outputs == "" {

@@ -2,13 +2,14 @@ package main
 
 import (
 	"fmt"
-	"github.com/jobevent/jobevent/internal/report"
 	"io"
 	"strconv"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/jobevent/jobevent/internal/human"
+	"github.com/jobevent/jobevent/internal/report"
 	"github.com/jobevent/jobevent/pkg/replay"
 )
 
@@ -63,8 +64,8 @@ func runStats(c *cli.Context) error {
 
 // printStats writes the table form of st.
 func printStats(w io.Writer, st *replay.Stats) error {
-	fmt.Fprintf(w, "job %s: %s, %d events, wall %s, %d failover%s\n\n",
-		st.Job, st.Status, st.Events, seconds(st.WallSeconds), len(st.Failovers), plural(len(st.Failovers)))
+	fmt.Fprintf(w, "job %s: %s, %s, wall %s, %s\n\n",
+		st.Job, st.Status, human.Count(st.Events, "event"), seconds(st.WallSeconds), human.Count(len(st.Failovers), "failover"))
 	t := newTable(w, "vertex", "parallelism", "attempts", "reruns", "failed", "median", "max",
 		"records in", "records out", "bytes in", "bytes out")
 	for _, v := range st.Vertices {
@@ -93,7 +94,7 @@ func printCriticalPath(w io.Writer, st *replay.Stats) error {
 		fmt.Fprintln(w, "\ncritical path: nothing has finished")
 		return nil
 	}
-	fmt.Fprintf(w, "\ncritical path (%d steps):\n", len(st.CriticalPath))
+	fmt.Fprintf(w, "\ncritical path (%s):\n", human.Count(len(st.CriticalPath), "step"))
 	t := newTable(w, "subtask", "attempt", "worker", "waited for", "wait", "start", "duration")
 	for _, s := range st.CriticalPath {
 		err := t.Append(s.SubtaskRef.String(), strconv.Itoa(int(s.Attempt)), s.Worker, s.Wait,

@@ -11,6 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/jobevent/jobevent/internal/human"
 	"github.com/jobevent/jobevent/pkg/blob"
 	"github.com/jobevent/jobevent/pkg/format"
 	"github.com/jobevent/jobevent/pkg/replay"
@@ -254,8 +255,8 @@ func printStatus(w io.Writer, st *jobStatus) error {
 	if !st.Subtasks.TotalKnown {
 		total = "at least " + total
 	}
-	fmt.Fprintf(w, "progress:   %d events, last seq %d, %d of %s subtasks finished\n",
-		st.Events, st.LastSeq, st.Subtasks.Finished, total)
+	fmt.Fprintf(w, "progress:   %s, last seq %d, %d of %s subtasks finished\n",
+		human.Count(st.Events, "event"), st.LastSeq, st.Subtasks.Finished, total)
 	fmt.Fprintf(w, "recording:  %s\n", recordingLine(&st.Recording))
 	if len(st.Vertices) == 0 {
 		return nil
@@ -286,10 +287,10 @@ func recordingLine(r *recording) string {
 		parts = append(parts, "torn tail "+k)
 	}
 	if r.FencedRows > 0 {
-		parts = append(parts, fmt.Sprintf("%d row%s of fenced masters filtered", r.FencedRows, plural(int(r.FencedRows))))
+		parts = append(parts, human.Count(r.FencedRows, "row")+" of fenced masters filtered")
 	}
 	if n := len(r.UnknownObjects); n > 0 {
-		parts = append(parts, fmt.Sprintf("%d unknown object%s under events/", n, plural(n)))
+		parts = append(parts, human.Count(n, "unknown object")+" under events/")
 	}
 	if len(parts) == 0 {
 		return "ok"

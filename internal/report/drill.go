@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/jobevent/jobevent/internal/human"
 	"github.com/jobevent/jobevent/pkg/runtime/drill"
 )
 
@@ -35,8 +36,8 @@ func WriteDrillHTML(w io.Writer, r *drill.Result) error {
 	for _, f := range r.Faults {
 		if p, ok := r.MostExposed(f); ok && p.Redone[f].Subtasks > 0 {
 			cost := p.Redone[f]
-			page.Exposed = append(page.Exposed, fmt.Sprintf("%s: after seq %d (%s), %d subtask%s and %s redone",
-				f, p.Seq, p.Event, cost.Subtasks, plural(cost.Subtasks), HumanBytes(cost.Bytes)))
+			page.Exposed = append(page.Exposed, fmt.Sprintf("%s: after seq %d (%s), %s and %s redone",
+				f, p.Seq, p.Event, human.Count(cost.Subtasks, "subtask"), HumanBytes(cost.Bytes)))
 		}
 	}
 	if err := drillTemplate.Execute(w, page); err != nil {

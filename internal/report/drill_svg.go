@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/jobevent/jobevent/internal/human"
 	"github.com/jobevent/jobevent/pkg/runtime/drill"
 )
 
@@ -141,7 +142,7 @@ func drillLine(b *strings.Builder, r *drill.Result, f drill.Fault, axis drillAxi
 			continue
 		}
 		x, y := xs(p.Seq), ys(axis.value(c))
-		tip := fmt.Sprintf("seq %d (%s), %s: %d subtask%s, %s redone", p.Seq, p.Event, f, c.Subtasks, plural(c.Subtasks), HumanBytes(c.Bytes))
+		tip := fmt.Sprintf("seq %d (%s), %s: %s, %s redone", p.Seq, p.Event, f, human.Count(c.Subtasks, "subtask"), HumanBytes(c.Bytes))
 		if failed[p.Seq][f] {
 			tip += " — FAILED"
 			fmt.Fprintf(b, `<circle class="fail" cx="%.1f" cy="%.1f" r="6"/>`, x, y)

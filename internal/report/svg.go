@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jobevent/jobevent/internal/human"
 	"github.com/jobevent/jobevent/pkg/format"
 	"github.com/jobevent/jobevent/pkg/replay"
 )
@@ -164,8 +165,8 @@ func gapsOf(t *Timeline) [][2]time.Time {
 func writeHeader(s *svgWriter, t *Timeline) {
 	wall := t.End.Sub(t.Start)
 	s.printf(`<text class="title" x="16" y="24">%s</text>`+"\n", esc("Job "+t.Job))
-	sub := fmt.Sprintf("%s · wall %s · %d attempts · %d epoch%s", t.Status, durationLabel(wall), len(t.Attempts),
-		len(t.Epochs), plural(len(t.Epochs)))
+	sub := fmt.Sprintf("%s · wall %s · %s · %s", t.Status, durationLabel(wall), human.Count(len(t.Attempts), "attempt"),
+		human.Count(len(t.Epochs), "epoch"))
 	if t.Stats != nil && len(t.Stats.Failovers) > 0 {
 		sub += fmt.Sprintf(" · lost to failovers %s (downtime %s + redone %s)",
 			durationLabel(secs(t.Stats.Lost.TotalSeconds)), durationLabel(secs(t.Stats.Lost.DowntimeSeconds)),
@@ -421,10 +422,3 @@ func writePredictions(s *svgWriter, t *Timeline, sc *timeScale, y func(replay.Sw
 }
 
 func secs(f float64) time.Duration { return time.Duration(f * float64(time.Second)) }
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
-}

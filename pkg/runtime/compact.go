@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/jobevent/jobevent/internal/human"
 	"github.com/jobevent/jobevent/pkg/blob"
 )
 
@@ -17,5 +18,5 @@ func compactOnFinish(ctx context.Context, log *blob.Log, stderr io.Writer) {
 		fmt.Fprintf(stderr, "jobevent: warning: compact on finish: %v (the log is intact; run `jobevent compact %s` later)\n", err, log.URL())
 		return
 	}
-	fmt.Fprintf(stderr, "jobevent: compacted the log on finish: %d segments -> %d\n", res.SegmentsBefore, res.SegmentsAfter)
+	fmt.Fprintf(stderr, "jobevent: compacted the log on finish: %s -> %d\n", human.Count(res.SegmentsBefore, "segment"), res.SegmentsAfter)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/jobevent/jobevent/internal/human"
 	"github.com/jobevent/jobevent/pkg/format"
 )
 
@@ -316,8 +317,8 @@ func (m *master) failed(ctx context.Context, v *vertexRun, i int32, rep *taskRep
 	m.failovers++
 	st := m.spec.Settings
 	if st.RestartStrategy == RestartNone || m.failovers > st.RestartAttempts {
-		return m.failJob(ctx, fmt.Errorf("%s/%d attempt %d: %s (restart strategy %s: %d failovers allowed)",
-			v.spec.ID, i, rep.Attempt, msg, st.RestartStrategy, st.RestartAttempts))
+		return m.failJob(ctx, fmt.Errorf("%s/%d attempt %d: %s (restart strategy %s: %s allowed)",
+			v.spec.ID, i, rep.Attempt, msg, st.RestartStrategy, human.Count(st.RestartAttempts, "failover")))
 	}
 	refs := []format.SubtaskRef{{Vertex: v.spec.ID, Subtask: i}}
 	reason := ReasonFailure
@@ -461,7 +462,7 @@ func (m *master) loseWorkerWith(ctx context.Context, id string, cause error, ext
 	m.failovers++
 	st := m.spec.Settings
 	if st.RestartStrategy == RestartNone || m.failovers > st.RestartAttempts {
-		return m.failJob(ctx, fmt.Errorf("%s (restart strategy %s: %d failovers allowed)", msg, st.RestartStrategy, st.RestartAttempts))
+		return m.failJob(ctx, fmt.Errorf("%s (restart strategy %s: %s allowed)", msg, st.RestartStrategy, human.Count(st.RestartAttempts, "failover")))
 	}
 	return m.reset(ctx, m.sortedRefs(refs), ReasonWorkerLost, st.RestartDelay)
 }

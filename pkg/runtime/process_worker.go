@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jobevent/jobevent/internal/human"
 	"github.com/jobevent/jobevent/pkg/blob"
 )
 
@@ -322,7 +323,7 @@ func (s *workerSession) session(ctx context.Context, settings Settings) (int32, 
 	if err := s.core.attach(reply.Epoch, link); err != nil {
 		return 0, err
 	}
-	s.logf("registered with master %s (epoch %d), reporting %d partitions", addr, reply.Epoch, len(held))
+	s.logf("registered with master %s (epoch %d), reporting %s", addr, reply.Epoch, human.Count(len(held), "partition"))
 	for {
 		select {
 		case <-ctx.Done():

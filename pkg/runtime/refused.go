@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/jobevent/jobevent/internal/human"
 )
 
 // maxRefusals is how many registrations in a row a worker tries when the
@@ -31,7 +33,7 @@ type RefusedError struct {
 
 // Error names the cause and the last refusal.
 func (e *RefusedError) Error() string {
-	return fmt.Sprintf("worker refused %d times in a row: %s (%v)", e.Attempts, e.Cause, e.Err)
+	return fmt.Sprintf("worker refused %s in a row: %s (%v)", human.Count(e.Attempts, "time"), e.Cause, e.Err)
 }
 
 // Unwrap returns the last refusal.
@@ -155,7 +157,7 @@ func (w *noWorkersWatch) check(now time.Time, workers int, timeout time.Duration
 	w.said = true
 	msg := fmt.Sprintf("no workers: none has been registered for %v; start `jobevent worker --events LOG --dir DIR` with the master's token", timeout)
 	if refused > 0 {
-		msg += fmt.Sprintf(" (%d requests refused so far)", refused)
+		msg += fmt.Sprintf(" (%s refused so far)", human.Count(refused, "request"))
 	}
 	return msg
 }

@@ -3,6 +3,8 @@ package drill
 import (
 	"fmt"
 	"strings"
+
+	"github.com/jobevent/jobevent/internal/human"
 )
 
 // Result is what a drill found. It marshals to the JSON of `jobevent drill
@@ -138,31 +140,24 @@ type Verdict struct {
 // String is the verdict line: "35 points, 5 faults: all predictions
 // matched, output identical", or what failed.
 func (v Verdict) String() string {
-	head := fmt.Sprintf("%d point%s, %d fault%s", v.Points, plural(v.Points), v.Faults, plural(v.Faults))
+	head := human.Count(v.Points, "point") + ", " + human.Count(v.Faults, "fault")
 	if v.OK {
 		return head + ": all predictions matched, output identical"
 	}
 	var parts []string
 	if v.Mismatched > 0 {
-		parts = append(parts, fmt.Sprintf("%d prediction%s mismatched", v.Mismatched, plural(v.Mismatched)))
+		parts = append(parts, human.Count(v.Mismatched, "prediction")+" mismatched")
 	}
 	if v.OutputDiffers > 0 {
-		parts = append(parts, fmt.Sprintf("%d output%s differ", v.OutputDiffers, plural(v.OutputDiffers)))
+		parts = append(parts, human.Count(v.OutputDiffers, "output")+" differ")
 	}
 	if v.InvalidLog > 0 {
-		parts = append(parts, fmt.Sprintf("%d recovered log%s invalid", v.InvalidLog, plural(v.InvalidLog)))
+		parts = append(parts, human.Count(v.InvalidLog, "recovered log")+" invalid")
 	}
 	if v.Errors > 0 {
 		parts = append(parts, fmt.Sprintf("%d with run errors", v.Errors))
 	}
 	return fmt.Sprintf("%s: %d of %d cases FAILED (%s)", head, v.Failed, v.Cases, strings.Join(parts, ", "))
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }
 
 // StripTiming zeroes the timing fields, so that two results of the same
