@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	goruntime "runtime"
+	"sync"
 
 	"github.com/jobevent/jobevent/pkg/format"
 )
@@ -133,60 +135,75 @@ var ErrImportRefused = errors.New("jobevent/blob: import refused")
 // master the master of its master_started), as the masters would have
 // claimed them.
 //
-// Import works in two passes. The first reads src whole, checks it and
-// encodes every segment into a temporary directory; nothing is written to
-// l unless all of it passes. It refuses (ErrImportRefused) a first seq
-// other than 1, a seq that does not follow its predecessor in the same
-// epoch, an epoch that goes back, and a new epoch that starts after a gap
-// or before the previous epoch's start (a fenced master's rows, which
-// follow on in their own epoch, are fine); a time outside what a segment
-// can hold (format.ErrTimeRange) and an event too large for a segment
-// (ErrSegmentTooLarge) fail the first pass too. The second pass uploads the
-// segments, then the epoch objects; if it fails, Import deletes what it
-// wrote, so a fixed import can be run again. Import does not judge the
-// log's events beyond that: validate does.
+// Import is StageImport followed by StagedImport.Write: nothing is written
+// to l unless all of src reads, checks and encodes, and a failed write
+// removes what it wrote, so a fixed import can be run again. Import does
+// not judge the log's events beyond what StageImport checks: validate does.
 func Import(ctx context.Context, l *Log, src EventSource, opts ImportOptions) (ImportResult, error) {
-	if opts.SegmentEvents <= 0 {
-		opts.SegmentEvents = DefaultImportSegmentEvents
+	if err := l.checkImportTarget(ctx); err != nil {
+		return ImportResult{}, err
 	}
-	segs, _, err := l.listSegments(ctx)
+	st, err := StageImport(ctx, src, opts)
 	if err != nil {
 		return ImportResult{}, fmt.Errorf("import into %s: %w", l.URL(), err)
 	}
+	defer st.Close()
+	return st.Write(ctx, l)
+}
+
+// checkImportTarget returns an error wrapping ErrLogExists unless l holds
+// no segments and no epoch objects.
+func (l *Log) checkImportTarget(ctx context.Context) error {
+	segs, _, err := l.listSegments(ctx)
+	if err != nil {
+		return fmt.Errorf("import into %s: %w", l.URL(), err)
+	}
 	if len(segs) > 0 {
-		return ImportResult{}, fmt.Errorf("import into %s: %w (%d segments)", l.URL(), ErrLogExists, len(segs))
+		return fmt.Errorf("import into %s: %w (%d segments)", l.URL(), ErrLogExists, len(segs))
 	}
 	if e, err := l.newestEpoch(ctx); err != nil || e > 0 {
 		if err == nil {
 			err = fmt.Errorf("%w (epoch %d claimed)", ErrLogExists, e)
 		}
-		return ImportResult{}, fmt.Errorf("import into %s: %w", l.URL(), err)
+		return fmt.Errorf("import into %s: %w", l.URL(), err)
 	}
-	dir, err := os.MkdirTemp("", "jobevent-import-*")
-	if err != nil {
-		return ImportResult{}, fmt.Errorf("import into %s: %w", l.URL(), err)
-	}
-	defer os.RemoveAll(dir)
-	plan, err := spoolImport(src, opts, dir)
-	if err != nil {
-		return ImportResult{}, fmt.Errorf("import into %s: %w", l.URL(), err)
-	}
-	if err := l.writeImport(ctx, plan); err != nil {
-		return ImportResult{}, fmt.Errorf("import into %s: %w", l.URL(), err)
-	}
-	return ImportResult{Events: plan.events, Segments: len(plan.keys), Epochs: len(plan.claims)}, nil
+	return nil
 }
 
-// importPlan is what the first pass of Import made: segments encoded into
-// files of dir, named like their keys' base names, and the epoch objects.
-type importPlan struct {
+// StagedImport is an import that has been read, checked and encoded into a
+// local temporary directory, and not yet written to any log. Its methods
+// must not be called concurrently.
+type StagedImport struct {
 	dir    string
-	keys   []string
+	keys   []string // segment keys in log order; the files in dir bear their base names
 	claims []EpochInfo
 	events int64
 }
 
-// importCheck holds what the first pass knows of the events so far.
+// Events returns the number of events staged.
+func (st *StagedImport) Events() int64 { return st.events }
+
+// Close removes the staged segments.
+func (st *StagedImport) Close() error { return os.RemoveAll(st.dir) }
+
+// Write writes the staged segments to l, then the epoch objects, and
+// returns what it wrote. l must hold no events and no epoch objects yet
+// (ErrLogExists otherwise); staged input of no events is refused
+// (ErrImportRefused). On a failure Write deletes what it wrote.
+func (st *StagedImport) Write(ctx context.Context, l *Log) (ImportResult, error) {
+	if st.events == 0 {
+		return ImportResult{}, fmt.Errorf("import into %s: %w: no events", l.URL(), ErrImportRefused)
+	}
+	if err := l.checkImportTarget(ctx); err != nil {
+		return ImportResult{}, err
+	}
+	if err := l.writeImport(ctx, st); err != nil {
+		return ImportResult{}, fmt.Errorf("import into %s: %w", l.URL(), err)
+	}
+	return ImportResult{Events: st.events, Segments: len(st.keys), Epochs: len(st.claims)}, nil
+}
+
+// importCheck holds what StageImport knows of the events so far.
 type importCheck struct {
 	n          int64
 	prev       format.Event
@@ -215,31 +232,140 @@ func (c *importCheck) check(e *format.Event) error {
 	case e.Epoch > p.Epoch:
 		c.epochStart = e.Seq
 	}
-	c.prev = *e
+	c.prev.Seq, c.prev.Epoch = e.Seq, e.Epoch
 	return nil
 }
 
-// spoolImport is the first pass of Import: it reads src whole, checks
-// it, and encodes its segments into files of dir.
-func spoolImport(src EventSource, opts ImportOptions, dir string) (*importPlan, error) {
-	plan := &importPlan{dir: dir}
-	var chk importCheck
-	var chunk []format.Event
-	var buf bytes.Buffer
-	masters := make(map[int32]bool)
-	flush := func() error {
+// StageImport reads src to the end, checks it and encodes its segments
+// into a new local temporary directory, writing nothing to any log: the
+// staged import is written with StagedImport.Write, and must be closed.
+// It refuses (ErrImportRefused) a first seq other than 1, a seq that does
+// not follow its predecessor in the same epoch, an epoch that goes back,
+// and a new epoch that starts after a gap or before the previous epoch's
+// start (a fenced master's rows, which follow on in their own epoch, are
+// fine); a time outside what a segment can hold (format.ErrTimeRange), an
+// event too large for a segment (ErrSegmentTooLarge) and an error of src
+// fail it too. Input of no events stages (Events is 0), and Write refuses
+// it.
+//
+// src is read on the calling goroutine while segments already cut are
+// encoded on others (GOMAXPROCS-1 of them, at least one), so that reading
+// (parsing, for JSON lines) and encoding overlap; at most two segments'
+// events per encoder are held in memory.
+func StageImport(ctx context.Context, src EventSource, opts ImportOptions) (*StagedImport, error) {
+	if opts.SegmentEvents <= 0 {
+		opts.SegmentEvents = DefaultImportSegmentEvents
+	}
+	dir, err := os.MkdirTemp("", "jobevent-import-*")
+	if err != nil {
+		return nil, err
+	}
+	st := &StagedImport{dir: dir}
+	if err := st.stage(ctx, src, opts); err != nil {
+		st.Close()
+		return nil, err
+	}
+	return st, nil
+}
+
+// stageChunk is a run of events of one epoch, the index-th cut by stage.
+type stageChunk struct {
+	index  int
+	events []format.Event
+}
+
+// stage reads src and hands its chunks to encoders that spool them as
+// segments into st.dir. An error of an encoder is an error about earlier
+// input than any error of reading, so it wins, as it would if one
+// goroutine did both.
+func (st *StagedImport) stage(ctx context.Context, src EventSource, opts ImportOptions) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	workers := max(1, goruntime.GOMAXPROCS(0)-1)
+	todo := make(chan stageChunk, workers)
+	free := make(chan []format.Event, 2*workers+1) // one filling, one queued and one encoding per worker
+	for range cap(free) {
+		free <- nil
+	}
+	var (
+		mu     sync.Mutex
+		keys   [][]string // per chunk
+		encErr error      // of the lowest chunk that failed
+		errAt  int
+		wg     sync.WaitGroup
+	)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var buf bytes.Buffer
+			for c := range todo {
+				if ctx.Err() != nil { // failed already: skip
+					free <- c.events[:0]
+					continue
+				}
+				k, err := st.spool(&buf, c.events)
+				mu.Lock()
+				for len(keys) <= c.index {
+					keys = append(keys, nil)
+				}
+				keys[c.index] = k
+				if err != nil && (encErr == nil || c.index < errAt) {
+					encErr, errAt = err, c.index
+				}
+				mu.Unlock()
+				if err != nil {
+					cancel(err)
+				}
+				free <- c.events[:0]
+			}
+		}()
+	}
+	err := st.read(ctx, src, opts, todo, free)
+	close(todo)
+	wg.Wait()
+	if encErr != nil {
+		return encErr
+	}
+	if err != nil {
+		return err
+	}
+	for _, k := range keys {
+		st.keys = append(st.keys, k...)
+	}
+	return nil
+}
+
+// read is stage's reading side: it checks the events of src and sends them
+// to todo in chunks, taking the buffers for them from free.
+func (st *StagedImport) read(ctx context.Context, src EventSource, opts ImportOptions, todo chan<- stageChunk, free <-chan []format.Event) error {
+	var (
+		chk     importCheck
+		chunk   []format.Event
+		n       int
+		masters = make(map[int32]bool)
+	)
+	take := func() error {
+		select {
+		case chunk = <-free:
+			return nil
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		}
+	}
+	send := func() error {
 		if len(chunk) == 0 {
 			return nil
 		}
-		err := encodeCapped(&buf, chunk, func(part []format.Event, data []byte) error {
-			key := FormatSegmentName(part[0].Epoch, part[0].Seq, part[len(part)-1].Seq)
-			if err := os.WriteFile(filepath.Join(dir, filepath.Base(key)), data, 0o600); err != nil {
-				return fmt.Errorf("spool %s: %w", key, err)
-			}
-			plan.keys = append(plan.keys, key)
-			return nil
-		})
-		chunk = chunk[:0]
+		select {
+		case todo <- stageChunk{index: n, events: chunk}:
+			n++
+			return take()
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		}
+	}
+	if err := take(); err != nil {
 		return err
 	}
 	for {
@@ -248,42 +374,54 @@ func spoolImport(src EventSource, opts ImportOptions, dir string) (*importPlan, 
 			break
 		}
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if err := chk.check(&e); err != nil {
-			return nil, err
+			return err
 		}
-		if n := len(chunk); n > 0 && (n >= opts.SegmentEvents || e.Epoch != chunk[n-1].Epoch) {
-			if err := flush(); err != nil {
-				return nil, err
+		if k := len(chunk); k > 0 && (k >= opts.SegmentEvents || e.Epoch != chunk[k-1].Epoch) {
+			if err := send(); err != nil {
+				return err
 			}
 		}
-		if n := len(plan.claims); n == 0 || plan.claims[n-1].Epoch != e.Epoch {
-			plan.claims = append(plan.claims, EpochInfo{Epoch: e.Epoch, StartSeq: e.Seq})
+		if k := len(st.claims); k == 0 || st.claims[k-1].Epoch != e.Epoch {
+			st.claims = append(st.claims, EpochInfo{Epoch: e.Epoch, StartSeq: e.Seq})
 		}
 		if e.Kind == format.KindMasterStarted && !masters[e.Epoch] {
 			masters[e.Epoch] = true
-			plan.claims[len(plan.claims)-1].Master = e.Master
+			st.claims[len(st.claims)-1].Master = e.Master
+		}
+		if chunk == nil {
+			chunk = make([]format.Event, 0, min(opts.SegmentEvents, 1<<16))
 		}
 		chunk = append(chunk, e)
-		plan.events++
+		st.events++
 	}
-	if err := flush(); err != nil {
-		return nil, err
-	}
-	if plan.events == 0 {
-		return nil, fmt.Errorf("%w: no events", ErrImportRefused)
-	}
-	return plan, nil
+	return send()
 }
 
-// writeImport is the second pass of Import: it uploads the spooled
-// segments, then the epoch objects. On a failure it deletes what it wrote.
-func (l *Log) writeImport(ctx context.Context, plan *importPlan) error {
+// spool encodes events as one segment, or several when one would exceed
+// MaxSegmentBytes, into files of st.dir, and returns their keys in order.
+func (st *StagedImport) spool(buf *bytes.Buffer, events []format.Event) ([]string, error) {
+	var keys []string
+	err := encodeCapped(buf, events, func(part []format.Event, data []byte) error {
+		key := FormatSegmentName(part[0].Epoch, part[0].Seq, part[len(part)-1].Seq)
+		if err := os.WriteFile(filepath.Join(st.dir, filepath.Base(key)), data, 0o600); err != nil {
+			return fmt.Errorf("spool %s: %w", key, err)
+		}
+		keys = append(keys, key)
+		return nil
+	})
+	return keys, err
+}
+
+// writeImport uploads the staged segments, then the epoch objects. On a
+// failure it deletes what it wrote.
+func (l *Log) writeImport(ctx context.Context, st *StagedImport) error {
 	var written []string
 	err := func() error {
-		for _, key := range plan.keys {
-			data, err := os.ReadFile(filepath.Join(plan.dir, filepath.Base(key)))
+		for _, key := range st.keys {
+			data, err := os.ReadFile(filepath.Join(st.dir, filepath.Base(key)))
 			if err != nil {
 				return err
 			}
@@ -292,7 +430,7 @@ func (l *Log) writeImport(ctx context.Context, plan *importPlan) error {
 			}
 			written = append(written, key)
 		}
-		for _, c := range plan.claims {
+		for _, c := range st.claims {
 			if err := l.ClaimEpoch(ctx, c); err != nil {
 				return err
 			}

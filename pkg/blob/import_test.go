@@ -2,7 +2,9 @@ package blob
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -130,4 +132,84 @@ func randomBytes(n int) []byte {
 		b[i] = byte(r.Uint32())
 	}
 	return b
+}
+
+// failingSource returns the events of its slice, then err instead of the
+// last one.
+type failingSource struct {
+	events []format.Event
+	err    error
+}
+
+func (s *failingSource) Next() (format.Event, error) {
+	switch len(s.events) {
+	case 0:
+		return format.Event{}, io.EOF
+	case 1:
+		s.events = nil
+		return format.Event{}, s.err
+	}
+	e := s.events[0]
+	s.events = s.events[1:]
+	return e, nil
+}
+
+// TestImport_BadLastEvent: a source that fails on its last event, after
+// several segments' worth of good ones were read and encoded, leaves the
+// log without segments or epochs.
+func TestImport_BadLastEvent(t *testing.T) {
+	l := memLog(t)
+	bad := errors.New("line 30: bad")
+	_, err := Import(ctx, l, &failingSource{events: importEvents(), err: bad}, ImportOptions{SegmentEvents: 4})
+	if !errors.Is(err, bad) {
+		t.Fatalf("err = %v, want %v", err, bad)
+	}
+	if segs, _ := l.Segments(ctx); len(segs) != 0 {
+		t.Fatalf("segments written: %v", segs)
+	}
+	if e, _ := l.newestEpoch(ctx); e != 0 {
+		t.Fatalf("epoch %d claimed", e)
+	}
+}
+
+// TestStageImport_ManySegments: events staged in many segments, encoded
+// while later ones are read, are written in order, and the staged import
+// writes nothing until Write.
+func TestStageImport_ManySegments(t *testing.T) {
+	events := numbered(genEvents(1000, 23), 1, 1)
+	src := sliceSource(append([]format.Event(nil), events...))
+	st, err := StageImport(ctx, &src, ImportOptions{SegmentEvents: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if got := st.Events(); got != 1000 {
+		t.Fatalf("staged events = %d, want 1000", got)
+	}
+	l := memLog(t)
+	if segs, _ := l.Segments(ctx); len(segs) != 0 {
+		t.Fatalf("segments before Write: %v", segs)
+	}
+	res, err := st.Write(ctx, l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Segments != 143 || res.Events != 1000 || res.Epochs != 1 {
+		t.Fatalf("result = %+v, want 143 segments, 1000 events, 1 epoch", res)
+	}
+	got, _ := mustReadAll(t, l, ReaderOptions{})
+	assertEvents(t, got, events)
+}
+
+// TestStageImport_NoEvents: empty input stages, and Write refuses it.
+func TestStageImport_NoEvents(t *testing.T) {
+	var src sliceSource
+	st, err := StageImport(ctx, &src, ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if _, err := st.Write(ctx, memLog(t)); !errors.Is(err, ErrImportRefused) {
+		t.Fatalf("err = %v, want ErrImportRefused", err)
+	}
 }
