@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -15,7 +14,7 @@ import (
 // a buffer instead of built whole and then indented: the plan of a job of
 // a million subtasks is over 100 MB of JSON.
 func writePlanJSON(w io.Writer, p *replay.RecoveryPlan) error {
-	j := planJSON{w: bufio.NewWriterSize(w, 64<<10)}
+	j := planJSON{w: w, buf: make([]byte, 0, planJSONBuffer+4<<10)}
 	j.raw("{\n  \"job\": ")
 	j.str(p.Job)
 	j.raw(",\n  \"last_seq\": ")
@@ -64,22 +63,28 @@ func writePlanJSON(w io.Writer, p *replay.RecoveryPlan) error {
 		j.str(p.FullRestart)
 	}
 	j.raw("\n}\n")
-	if j.err == nil {
-		j.err = j.w.Flush()
-	}
+	j.flush()
 	if j.err != nil {
 		return fmt.Errorf("write json: %w", j.err)
 	}
 	return nil
 }
 
-// planJSON writes the parts of a plan's JSON to a buffered writer and
+// planJSON writes the parts of a plan's JSON to w through a buffer and
 // keeps the first error.
 type planJSON struct {
-	w   *bufio.Writer
+	w   io.Writer
+	buf []byte
 	err error
-	num [24]byte
+
+	// The last vertex id written and its encoding: the rows of a plan
+	// repeat it.
+	vertexID  string
+	vertexEnc []byte
 }
+
+// planJSONBuffer is how many bytes planJSON gathers before a write.
+const planJSONBuffer = 64 << 10
 
 // open starts element k of an array of objects whose first key is
 // "vertex" (vertices and subtasks), up to that key's value.
@@ -110,7 +115,10 @@ func (j *planJSON) vertex(v *replay.VertexPlan) {
 
 // subtask writes the rest of a subtask's object, after "vertex".
 func (j *planJSON) subtask(s *replay.SubtaskPlan) {
-	j.str(s.Vertex)
+	if s.Vertex != j.vertexID || j.vertexEnc == nil {
+		j.vertexID, j.vertexEnc = s.Vertex, appendJSONString(nil, s.Vertex)
+	}
+	j.buf = append(j.buf, j.vertexEnc...)
 	j.raw(",\n      \"subtask\": ")
 	j.int(int64(s.Subtask))
 	j.raw(",\n      \"decision\": ")
@@ -135,44 +143,37 @@ func (j *planJSON) subtask(s *replay.SubtaskPlan) {
 		j.raw("\n      ]")
 	}
 	j.raw("\n    }")
-}
-
-func (j *planJSON) raw(s string) {
-	if j.err == nil {
-		_, j.err = j.w.WriteString(s)
+	if len(j.buf) >= planJSONBuffer {
+		j.flush()
 	}
 }
 
-func (j *planJSON) int(n int64) {
-	if j.err == nil {
-		_, j.err = j.w.Write(strconv.AppendInt(j.num[:0], n, 10))
+// flush writes the buffer out.
+func (j *planJSON) flush() {
+	if j.err == nil && len(j.buf) > 0 {
+		_, j.err = j.w.Write(j.buf)
 	}
+	j.buf = j.buf[:0]
 }
 
-func (j *planJSON) bool(b bool) {
-	if b {
-		j.raw("true")
-	} else {
-		j.raw("false")
-	}
-}
+func (j *planJSON) raw(s string) { j.buf = append(j.buf, s...) }
+
+func (j *planJSON) int(n int64) { j.buf = strconv.AppendInt(j.buf, n, 10) }
+
+func (j *planJSON) bool(b bool) { j.buf = strconv.AppendBool(j.buf, b) }
 
 // str writes s as a JSON string, escaped as encoding/json escapes it.
-func (j *planJSON) str(s string) {
-	if j.err != nil {
-		return
+func (j *planJSON) str(s string) { j.buf = appendJSONString(j.buf, s) }
+
+// appendJSONString appends s as encoding/json writes it.
+func appendJSONString(b []byte, s string) []byte {
+	if plainJSON(s) {
+		b = append(b, '"')
+		b = append(b, s...)
+		return append(b, '"')
 	}
-	if !plainJSON(s) {
-		enc, err := json.Marshal(s)
-		if err == nil {
-			_, err = j.w.Write(enc)
-		}
-		j.err = err
-		return
-	}
-	j.w.WriteByte('"')
-	j.w.WriteString(s)
-	j.err = j.w.WriteByte('"')
+	enc, _ := json.Marshal(s) // a string always marshals
+	return append(b, enc...)
 }
 
 // plainJSON reports whether encoding/json writes s between quotes as it

@@ -130,7 +130,7 @@ func (s *State) Partitions() []PartitionLoc {
 func (s *State) partitionsOf(x int32) []PartitionLoc {
 	st := &s.sub[x]
 	return partitionLocs(s.topo, st.vertex, x-s.vs[st.vertex].base, st.finAttempt,
-		s.workerName(st.worker), st.parts, st.bytesOut, st.recOut)
+		s.workerName(st.worker), s.partsOf(x), st.bytesOut, st.recOut)
 }
 
 // partitionLocs expands the recorded partitions of one finished attempt.

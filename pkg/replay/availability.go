@@ -102,7 +102,7 @@ func BuildAvailability(s *State, o AvailabilityOptions) (Availability, error) {
 		if !keep(id.Vertex, id.Subtask, s.workerName(st.worker)) {
 			continue
 		}
-		s.eachConsumer(st, func(c int32) {
+		s.eachConsumer(int32(x), func(c int32) {
 			if s.profile == ProfileFlink && s.releasedByFlink(st.vertex, id.Subtask, c) {
 				return // Flink released it once every consumer had finished
 			}
@@ -115,14 +115,14 @@ func BuildAvailability(s *State, o AvailabilityOptions) (Availability, error) {
 
 // eachConsumer calls f with the consumer vertex of every recorded
 // partition of the finished entry st.
-func (s *State) eachConsumer(st *subtask, f func(c int32)) {
-	if st.parts != nil {
-		for _, p := range st.parts {
+func (s *State) eachConsumer(x int32, f func(c int32)) {
+	if parts := s.partsOf(x); parts != nil {
+		for _, p := range parts {
 			f(p.consumer)
 		}
 		return
 	}
-	for _, ei := range s.topo.out[st.vertex] {
+	for _, ei := range s.topo.out[s.sub[x].vertex] {
 		f(s.topo.edges[ei].to)
 	}
 }
@@ -132,7 +132,7 @@ func (s *State) recordedPartitions() int {
 	n := 0
 	for x := range s.sub {
 		if st := &s.sub[x]; st.finSeq > 0 {
-			s.eachConsumer(st, func(int32) { n++ })
+			s.eachConsumer(int32(x), func(int32) { n++ })
 		}
 	}
 	return n

@@ -239,6 +239,7 @@ func (p *planner) result() *RecoveryPlan {
 		Subtasks: make([]SubtaskPlan, 0, len(s.sub)),
 		topo:     p.t,
 		kept:     make([]keptRef, 0, p.kept),
+		workers:  s.workers,
 	}
 	var sets reasonSets
 	for v, id := range p.t.ids {
@@ -283,8 +284,8 @@ func (p *planner) decide(plan *RecoveryPlan, sets *reasonSets, v, i int32) {
 		row.Decision, row.Attempt = DecisionKeep, st.finAttempt
 		plan.Summary.Keep++
 		plan.kept = append(plan.kept, keptRef{
-			v: v, i: i, attempt: st.finAttempt, worker: s.workerName(st.worker),
-			parts: st.parts, bytesOut: st.bytesOut, records: st.recOut,
+			v: v, i: i, attempt: st.finAttempt, worker: st.worker,
+			parts: s.partsOf(x), bytesOut: st.bytesOut, records: st.recOut,
 		})
 	case f&(fStarted|fCanceled) != 0:
 		row.Decision, row.Attempt, row.Reasons = DecisionRerun, st.lastAttempt+1, sets.of(p.reasons[x])
@@ -370,7 +371,8 @@ type RecoveryPlan struct {
 
 	topo     *topology
 	kept     []keptRef
-	resets   []int32 // indices into Subtasks
+	workers  []string // State.workers, to which the State only appends
+	resets   []int32  // indices into Subtasks
 	deferred []string
 }
 
@@ -448,21 +450,24 @@ type KeptSubtask struct {
 // keptRef holds what Kept expands; parts is shared with the State, which
 // never modifies it in place.
 type keptRef struct {
-	v, i, attempt     int32
-	worker            string
-	parts             []partRec
-	bytesOut, records int64
+	v, i, attempt, worker int32 // worker: index into RecoveryPlan.workers
+	parts                 []partRec
+	bytesOut, records     int64
 }
 
 // Kept returns the kept subtasks, in plan order.
 func (p *RecoveryPlan) Kept() []KeptSubtask {
 	out := make([]KeptSubtask, len(p.kept))
 	for k, r := range p.kept {
+		worker := ""
+		if r.worker >= 0 {
+			worker = p.workers[r.worker]
+		}
 		out[k] = KeptSubtask{
 			SubtaskRef: format.SubtaskRef{Vertex: p.topo.ids[r.v], Subtask: r.i},
 			Attempt:    r.attempt,
-			Worker:     r.worker,
-			Partitions: partitionLocs(p.topo, r.v, r.i, r.attempt, r.worker, r.parts, r.bytesOut, r.records),
+			Worker:     worker,
+			Partitions: partitionLocs(p.topo, r.v, r.i, r.attempt, worker, r.parts, r.bytesOut, r.records),
 		}
 	}
 	return out

@@ -31,13 +31,14 @@ func (p *planner) lookupSubtask(x int32, avail partitionSet) {
 	i := x - p.s.vs[v].base
 	outs := p.t.out[v]
 	row := p.miss[p.missOff[v]+int(i)*len(outs):]
-	if st.parts == nil {
+	parts := p.s.partsOf(x)
+	if parts == nil {
 		for k, ei := range outs {
 			row[k] = !avail.has(p.s, x, p.t.edges[ei].to)
 		}
 		return
 	}
-	for _, pr := range st.parts {
+	for _, pr := range parts {
 		if k := p.t.outSlot(v, pr.consumer); k >= 0 {
 			row[k] = !avail.has(p.s, x, pr.consumer)
 		}

@@ -82,6 +82,12 @@ type State struct {
 
 	workers   []string
 	workerIdx map[string]int32
+	// listed holds, by dense subtask index, the partitions of the finished
+	// entries whose subtask_finished listed them other than as the absent
+	// form says (recordParts); the entries of the others are absent. A
+	// list is replaced, never modified in place, so plans may share it.
+	// Keeping them out of subtask leaves sub free of pointers.
+	listed map[int32][]partRec
 
 	lastSeq     int64
 	epoch       int32
@@ -113,28 +119,30 @@ type vertexState struct {
 	finished    int32  // subtasks in the finished map
 }
 
-// subtask is the folded state of one subtask.
+// subtask is the folded state of one subtask. It holds no pointer, so
+// that the collector does not scan a job's subtasks.
 type subtask struct {
 	vertex      int32
 	lastAttempt int32 // highest attempt seen; -1: none
-	status      uint8
+
+	// The finished entry: finSeq > 0 while the subtask is in the finished
+	// map. Its partitions are in State.listed, or absent there for "one
+	// partition per out-edge on worker".
+	finAttempt int32
+	worker     int32 // index into State.workers
+
+	status uint8
 	// finSnap reports whether a snapshot event came right after the
 	// latest subtask_finished of the entry: a snapshot point, as Flink's
 	// finished records carry one.
 	finSnap bool
 
-	// The finished entry: finSeq > 0 while the subtask is in the finished
-	// map. parts is nil for "one partition per out-edge on worker"; it is
-	// replaced, never modified in place, so plans may share it.
-	finSeq     int64 // seq of the latest subtask_finished of the entry
-	pos        int64 // position in the finished map: seq of insertion
-	finAttempt int32
-	worker     int32 // index into State.workers
-	parts      []partRec
-	recIn      int64
-	recOut     int64
-	bytesIn    int64
-	bytesOut   int64
+	finSeq   int64 // seq of the latest subtask_finished of the entry
+	pos      int64 // position in the finished map: seq of insertion
+	recIn    int64
+	recOut   int64
+	bytesIn  int64
+	bytesOut int64
 }
 
 // partRec is one recorded partition of a finished attempt.
@@ -317,7 +325,7 @@ func (s *State) applyAttempt(e *format.Event) error {
 		st.status = stFailed
 	case format.KindSubtaskFinished:
 		st.status = stFinished
-		s.finish(st, e)
+		s.finish(x, st, e)
 		s.lastFin.x, s.lastFin.seq = x, e.Seq
 	}
 	return nil
@@ -325,7 +333,7 @@ func (s *State) applyAttempt(e *format.Event) error {
 
 // finish records e as the finished entry of st. A later finish of a
 // subtask already in the finished map keeps its position.
-func (s *State) finish(st *subtask, e *format.Event) {
+func (s *State) finish(x int32, st *subtask, e *format.Event) {
 	if st.finSeq == 0 {
 		st.pos = e.Seq
 		s.vs[st.vertex].finished++
@@ -335,15 +343,46 @@ func (s *State) finish(st *subtask, e *format.Event) {
 	st.finAttempt = e.Attempt
 	st.worker = s.workerID(e.Worker)
 	st.recIn, st.recOut, st.bytesIn, st.bytesOut = e.RecordsIn, e.RecordsOut, e.BytesIn, e.BytesOut
-	st.parts = nil
+	var parts []partRec
 	if e.Partitions != nil {
-		st.parts = s.recordParts(st.vertex, e.Partitions)
+		parts = s.recordParts(st.vertex, e.Partitions, e.BytesOut, e.RecordsOut)
+	}
+	switch {
+	case parts != nil && s.listed == nil:
+		s.listed = map[int32][]partRec{x: parts}
+	case parts != nil:
+		s.listed[x] = parts
+	case len(s.listed) > 0:
+		delete(s.listed, x)
 	}
 }
 
+// partsOf returns the partitions of the finished entry of x: nil for one
+// partition per out-edge on its worker.
+func (s *State) partsOf(x int32) []partRec { return s.listed[x] }
+
 // recordParts keeps the partitions that name an out-edge of vertex v,
-// the first of each consumer. The result is non-nil.
-func (s *State) recordParts(v int32, ps []format.Partition) []partRec {
+// the first of each consumer. The result is nil when it says what nil
+// says, one partition per out-edge holding the attempt's output (bytesOut
+// and recOut): a vertex without out-edges, or a single out-edge whose
+// partition holds all of it, the common case, which then costs no
+// allocation. Otherwise it is non-nil.
+func (s *State) recordParts(v int32, ps []format.Partition, bytesOut, recOut int64) []partRec {
+	switch outs := s.topo.out[v]; len(outs) {
+	case 0:
+		return nil
+	case 1:
+		c := s.topo.edges[outs[0]].to
+		for _, p := range ps {
+			if p.Consumer == s.topo.ids[c] {
+				if p.Bytes == bytesOut && p.Records == recOut {
+					return nil
+				}
+				return []partRec{{consumer: c, bytes: p.Bytes, records: p.Records}}
+			}
+		}
+		return []partRec{}
+	}
 	out := make([]partRec, 0, len(ps))
 	for _, p := range ps {
 		c := s.topo.vertex(p.Consumer)
@@ -388,7 +427,10 @@ func (s *State) applyReset(e *format.Event) error {
 		if st.finSeq > 0 {
 			s.vs[st.vertex].finished--
 		}
-		st.finSeq, st.pos, st.parts, st.worker, st.finSnap = 0, 0, nil, -1, false
+		st.finSeq, st.pos, st.worker, st.finSnap = 0, 0, -1, false
+		if len(s.listed) > 0 {
+			delete(s.listed, x)
+		}
 		st.recIn, st.recOut, st.bytesIn, st.bytesOut = 0, 0, 0, 0
 		if st.status != stNone {
 			st.status = stReset
