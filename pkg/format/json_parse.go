@@ -12,6 +12,7 @@ type jsonParser struct {
 	pos    int
 	buf    []byte            // scratch for strings with escapes
 	intern map[string]string // repeated names (kinds, jobs, vertices, workers)
+	recent [64]string        // names parsed lately, by a hash of their length and ends
 
 	// paths holds the paths of the arrays' elements and the objects'
 	// members being parsed, innermost last, so that naming them allocates
@@ -46,7 +47,17 @@ func (p *jsonParser) parseName(at *fpath) (string, *SyntaxError) {
 	if err != nil {
 		return "", err
 	}
+	// A small direct-mapped cache in front of the map: most names repeat
+	// on nearby lines, and comparing is cheaper than hashing.
+	if len(b) == 0 {
+		return "", nil
+	}
+	slot := &p.recent[(len(b)*31+int(b[0])*7+int(b[len(b)-1]))%len(p.recent)]
+	if *slot == string(b) {
+		return *slot, nil
+	}
 	if s, ok := p.intern[string(b)]; ok {
+		*slot = s
 		return s, nil
 	}
 	s := string(b)
@@ -56,6 +67,7 @@ func (p *jsonParser) parseName(at *fpath) (string, *SyntaxError) {
 	if len(p.intern) < maxInterned {
 		p.intern[s] = s
 	}
+	*slot = s
 	return s, nil
 }
 

@@ -176,7 +176,9 @@ func (p *jsonParser) parseInt64(at *fpath) (int64, *SyntaxError) {
 		return 0, p.fail(at, "want integer, got %s", p.got())
 	}
 	digits := i
+	var v int64 // exact while at most 18 digits were read
 	for i < len(d) && d[i] >= '0' && d[i] <= '9' {
+		v = v*10 + int64(d[i]-'0')
 		i++
 	}
 	if d[digits] == '0' && i-digits > 1 {
@@ -191,10 +193,6 @@ func (p *jsonParser) parseInt64(at *fpath) (int64, *SyntaxError) {
 	}
 	p.pos = i
 	if i-digits <= 18 { // cannot overflow: no strconv, no string
-		var v int64
-		for _, c := range d[digits:i] {
-			v = v*10 + int64(c-'0')
-		}
 		if digits > start {
 			v = -v
 		}
