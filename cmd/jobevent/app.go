@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/jobevent/jobevent/internal/human"
 	"github.com/jobevent/jobevent/internal/progress"
 	"github.com/jobevent/jobevent/pkg/format"
 	"github.com/jobevent/jobevent/pkg/runtime/drill"
@@ -281,17 +282,19 @@ func wantArgs(c *cli.Context, min, max int) error {
 	n := c.NArg()
 	switch {
 	case n < min && min == max:
-		return missingf(c, "%swant %d argument%s, got %d", missingArgs(c, n), min, plural(min), n)
+		return missingf(c, "%swant %s, got %d", missingArgs(c, n), human.Count(min, "argument"), n)
 	case n < min:
-		return missingf(c, "%swant at least %d argument%s, got %d", missingArgs(c, n), min, plural(min), n)
+		return missingf(c, "%swant at least %s, got %d", missingArgs(c, n), human.Count(min, "argument"), n)
 	case max >= 0 && n > max && min == max:
-		return usagef(c, "want %d argument%s, got %d: unexpected %q", max, plural(max), n, c.Args().Get(max))
+		return usagef(c, "want %s, got %d: unexpected %q", human.Count(max, "argument"), n, c.Args().Get(max))
 	case max >= 0 && n > max:
-		return usagef(c, "want at most %d argument%s, got %d: unexpected %q", max, plural(max), n, c.Args().Get(max))
+		return usagef(c, "want at most %s, got %d: unexpected %q", human.Count(max, "argument"), n, c.Args().Get(max))
 	}
 	return nil
 }
 
+// plural returns the "s" of a plural noun unless n is 1. New code says
+// human.Count(n, "noun") instead.
 func plural(n int) string {
 	if n == 1 {
 		return ""

@@ -166,7 +166,7 @@ func printSummary(w io.Writer, format string, s *runtime.Summary) error {
 		{"subtasks", fmt.Sprint(s.Subtasks)},
 		{"attempts run", fmt.Sprint(s.Deployed)},
 		{"reruns", fmt.Sprint(s.Reruns)},
-		{"wall time", fmt.Sprintf("%.3fs", s.Wall)},
+		{"wall time", human.Seconds(s.Wall)},
 		{"events", fmt.Sprint(s.LastSeq)},
 		{"log", s.Log},
 		{"output", outputs},

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -131,8 +130,6 @@ func printFailovers(w io.Writer, st *replay.Stats) error {
 	return nil
 }
 
-// seconds renders a number of seconds as a duration rounded to the
-// millisecond: "1.316s", "41s", "0s".
-func seconds(s float64) string {
-	return time.Duration(s * float64(time.Second)).Round(time.Millisecond).String()
-}
+// seconds renders a number of seconds for people, as every text output
+// does (human.Seconds): "14m12s", "1.316s", "404ms", "0s".
+func seconds(s float64) string { return human.Seconds(s) }
