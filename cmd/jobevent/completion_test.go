@@ -8,20 +8,15 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/jobevent/jobevent/internal/testenv"
 )
 
 // shellOrSkip returns the path of a shell, skipping the test when it is
 // not installed, except in CI (CI=true), where it fails.
 func shellOrSkip(t *testing.T, name string) string {
 	t.Helper()
-	path, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is not installed (apt-get install %s); CI must run this test", name, name)
-		}
-		t.Skipf("%s is not installed (apt-get install %s): skipping", name, name)
-	}
-	return path
+	return testenv.Need(t, name, "apt-get install "+name)
 }
 
 // completionScript writes the script of "jobevent completion SHELL" to a

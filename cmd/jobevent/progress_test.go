@@ -14,6 +14,7 @@ import (
 
 	"github.com/jobevent/jobevent/internal/loggen"
 	"github.com/jobevent/jobevent/internal/progress"
+	"github.com/jobevent/jobevent/internal/testenv"
 	"github.com/jobevent/jobevent/pkg/format"
 )
 
@@ -292,14 +293,7 @@ func TestOpenFollower(t *testing.T) {
 // unless CI=true: then the CI image lacks a package it must install.
 func tmuxOrSkip(t *testing.T) string {
 	t.Helper()
-	path, err := exec.LookPath("tmux")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("tmux is not installed (apt-get install -y tmux): the real-terminal test needs it in CI")
-		}
-		t.Skip("tmux is not installed")
-	}
-	return path
+	return testenv.Need(t, "tmux", "apt-get install tmux")
 }
 
 // tmuxServer is a private tmux server, on a socket of its own.

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"os"
 	"os/exec"
 	"strings"
 	"sync/atomic"
@@ -14,6 +13,8 @@ import (
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob"
+
+	"github.com/jobevent/jobevent/internal/testenv"
 )
 
 // Azurite's published development account (the emulator's well-known
@@ -37,14 +38,7 @@ type AzuriteServer struct {
 // PATH the test is skipped, or fails if CI=true.
 func NewAzurite(t testing.TB) *AzuriteServer {
 	t.Helper()
-	bin, err := exec.LookPath("azurite-blob")
-	if err != nil {
-		msg := "azurite-blob not on PATH (npm install azurite@3.37.0 and add node_modules/.bin)"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg + "; set CI=true to make this a failure")
-	}
+	bin := testenv.Need(t, "azurite-blob", "npm install azurite@3.37.0 and add node_modules/.bin to PATH")
 	host := freeAddr(t)
 	_, port, _ := net.SplitHostPort(host)
 	cmd := exec.Command(bin, "--blobHost", "127.0.0.1", "--blobPort", port,

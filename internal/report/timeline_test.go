@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/jobevent/jobevent/internal/loggen"
+	"github.com/jobevent/jobevent/internal/testenv"
 	"github.com/jobevent/jobevent/pkg/format"
 	"github.com/jobevent/jobevent/pkg/replay"
 )
@@ -235,13 +236,7 @@ func TestTimeScale(t *testing.T) {
 // installed, except in CI (CI=true), where it fails. Set
 // JOBEVENT_TIMELINE_OUT=DIR to keep the pages and screenshots.
 func TestTimeline_Chromium(t *testing.T) {
-	bin, err := exec.LookPath("chromium")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("chromium is not installed (apt-get install chromium); CI must run this test")
-		}
-		t.Skip("chromium is not installed (apt-get install chromium): skipping the browser check")
-	}
+	bin := testenv.Need(t, "chromium", "apt-get install chromium")
 	dir := t.TempDir()
 	if keep := os.Getenv("JOBEVENT_TIMELINE_OUT"); keep != "" {
 		dir = keep
