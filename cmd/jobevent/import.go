@@ -27,11 +27,11 @@ func newImportCommand() *cli.Command {
 			"one epochs/ object per epoch. It does not judge the job (that is \"jobevent validate\"), but\n" +
 			"refuses input that would not read back as the same log: a first seq other than 1, a seq\n" +
 			"repeated or skipped, an epoch going back, a time or an event a segment cannot hold. All of\n" +
-			"it is checked and encoded before anything is written (stdin is spooled to a temporary\n" +
-			"file), and a failed write removes what it wrote; a log that already holds events is\n" +
+			"it is read once, checked and encoded (into a temporary directory) before anything is\n" +
+			"written, and a failed write removes what it wrote; a log that already holds events is\n" +
 			"refused. The summary\n" +
 			"goes to stderr (--format json: a JSON object on stdout; --quiet: none). On a terminal a\n" +
-			"progress bar shows each pass.",
+			"progress bar shows the bytes read.",
 		Flags:  []cli.Flag{formatFlag("table", "json"), quietFlag()},
 		Action: runImport,
 	}
@@ -57,19 +57,22 @@ func runImport(c *cli.Context) error {
 	}
 	p := newProgress(c)
 	defer p.Done()
-	p.Start("import: reading stdin", 0, progress.Bytes) // shown only while stdin is spooled
-	in, name, err := openImportInput(file, p.Reader(c.App.Reader))
+	in, name, size, err := openImportInput(file, c.App.Reader)
 	if err != nil {
 		return err
 	}
-	defer in.close()
-	// The input is checked whole first, so that a syntax error never
-	// leaves a half-imported log behind.
-	events, err := checkSyntax(in.f, name, p)
+	defer in.Close()
+	// The input is read, checked and encoded whole before the log is
+	// touched, so that a bad line never leaves a half-imported log behind.
+	p.Start("import: reading", size, progress.Bytes)
+	src := &namedJSONReader{name: name, r: format.NewJSONReader(p.Reader(in))}
+	staged, err := blob.StageImport(c.Context, src, blob.ImportOptions{})
+	p.Done()
 	if err != nil {
 		return err
 	}
-	if events == 0 {
+	defer staged.Close()
+	if staged.Events() == 0 {
 		return fmt.Errorf("%s holds no events: nothing to import (a log starts with job_submitted at seq 1)", name)
 	}
 	log, err := blob.Create(c.Context, url)
@@ -77,10 +80,7 @@ func runImport(c *cli.Context) error {
 		return err
 	}
 	defer log.Close()
-	p.Start("import: writing", events, progress.Events)
-	src := &namedJSONReader{name: name, r: format.NewJSONReader(in.f), p: p}
-	stats, err := blob.Import(c.Context, log, src, blob.ImportOptions{})
-	p.Done()
+	stats, err := staged.Write(c.Context, log)
 	if errors.Is(err, blob.ErrLogExists) {
 		return fmt.Errorf("%s already holds events: import writes new logs only", url)
 	}
@@ -99,86 +99,33 @@ func runImport(c *cli.Context) error {
 	return nil
 }
 
-// importInput is import's FILE argument, opened for two passes.
-type importInput struct {
-	f     *os.File
-	spool bool // f is a temporary copy of stdin
-}
-
-// openImportInput opens import's FILE argument. "-" is stdin, spooled to
-// a temporary file so that it can be read twice.
-func openImportInput(file string, stdin io.Reader) (*importInput, string, error) {
-	if file != "-" {
-		f, err := os.Open(file)
-		if err != nil {
-			return nil, "", err
-		}
-		return &importInput{f: f}, file, nil
+// openImportInput opens import's FILE argument ("-" is stdin) and returns
+// it, the name errors give it, and its size (0 when unknown).
+func openImportInput(file string, stdin io.Reader) (io.ReadCloser, string, int64, error) {
+	if file == "-" {
+		return io.NopCloser(stdin), "stdin", 0, nil
 	}
-	f, err := os.CreateTemp("", "jobevent-import-*.jsonl")
+	f, err := os.Open(file)
 	if err != nil {
-		return nil, "", fmt.Errorf("spool stdin: %w", err)
+		return nil, "", 0, err
 	}
-	in := &importInput{f: f, spool: true}
-	if _, err := io.Copy(f, stdin); err != nil {
-		in.close()
-		return nil, "", fmt.Errorf("read stdin: %w", err)
-	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		in.close()
-		return nil, "", fmt.Errorf("spool stdin: %w", err)
-	}
-	return in, "stdin", nil
-}
-
-func (in *importInput) close() {
-	in.f.Close()
-	if in.spool {
-		os.Remove(in.f.Name())
-	}
-}
-
-// checkSyntax reads every event of f, counting the bytes read into p, and
-// rewinds it. It returns the number of events.
-func checkSyntax(f *os.File, name string, p *progress.Reporter) (int64, error) {
 	var size int64
-	if fi, err := f.Stat(); err == nil {
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
 		size = fi.Size()
 	}
-	p.Start("import: checking", size, progress.Bytes)
-	r := &namedJSONReader{name: name, r: format.NewJSONReader(p.Reader(f))}
-	var n int64
-	for {
-		_, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return n, err
-		}
-		n++
-	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return n, fmt.Errorf("%s: %w", name, err)
-	}
-	return n, nil
+	return f, file, size, nil
 }
 
-// namedJSONReader prefixes syntax errors with the input's name, and counts
-// the events read into a progress line when it has one.
+// namedJSONReader prefixes syntax errors with the input's name.
 type namedJSONReader struct {
 	name string
 	r    *format.JSONReader
-	p    *progress.Reporter // nil: none
 }
 
 func (r *namedJSONReader) Next() (format.Event, error) {
 	e, err := r.r.Next()
 	if err != nil && err != io.EOF {
 		return e, fmt.Errorf("%s: %w", r.name, err)
-	}
-	if err == nil && r.p != nil {
-		r.p.Add(1)
 	}
 	return e, err
 }
