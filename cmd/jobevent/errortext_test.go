@@ -76,3 +76,21 @@ func TestUserText(t *testing.T) {
 		}
 	}
 }
+
+// A spec whose duration setting has no unit is refused before anything is
+// written, in one line naming the key, the value and a unit.
+func TestRun_UnitlessDuration(t *testing.T) {
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "u.yaml")
+	data := "job: u\nvertices:\n  - {id: s, operator: sequence, args: {to: 3}, parallelism: 1}\nsettings:\n  heartbeat.interval: 2\n"
+	if err := os.WriteFile(spec, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	log := filepath.Join(dir, "log")
+	want := "u.yaml:5: settings.heartbeat.interval: 2 has no unit; write 2s or 2000ms"
+	runCLI(t, "run", spec, "--events", log, "--work-dir", filepath.Join(dir, "work")).wantOneLineError(t, 2, want)
+	runCLI(t, "drill", spec, "--points", "1").wantOneLineError(t, 2, want)
+	if _, err := os.Stat(log); !os.IsNotExist(err) {
+		t.Errorf("the refused run left %s behind (%v)", log, err)
+	}
+}

@@ -215,6 +215,26 @@ func (s *Settings) Set(key, value string) error {
 	return err
 }
 
+// durationKeys are the settings that hold a duration.
+var durationKeys = map[string]bool{
+	KeySnapshotMinPause: true, KeyWorkerRecoveryTimeout: true, KeyWriteBufferFlushInterval: true,
+	KeyRestartDelay: true, KeyHeartbeatInterval: true, KeyHeartbeatTimeout: true,
+}
+
+// unitlessDuration returns an error when key is a duration setting whose
+// value is a number without a unit (0 aside, which needs none), nil
+// otherwise. ParseDuration reads such a number as milliseconds, Flink's
+// default unit, which is rarely what "heartbeat.interval: 2" means: a spec
+// being submitted must say the unit (LoadSpec).
+func unitlessDuration(key, value string) error {
+	v := strings.TrimSpace(value)
+	n, err := strconv.ParseFloat(v, 64)
+	if !durationKeys[key] || err != nil || n == 0 {
+		return nil
+	}
+	return fmt.Errorf("%s has no unit; write %ss or %sms", v, v, strconv.FormatFloat(n*1000, 'f', -1, 64))
+}
+
 func positive(d time.Duration, err error) (time.Duration, error) {
 	if err == nil && d <= 0 {
 		return 0, fmt.Errorf("want a positive duration, got %v", d)

@@ -51,6 +51,10 @@ type Spec struct {
 	File string
 
 	edgeLines []int
+	// unitless is the error of the first duration setting written
+	// without a unit: LoadSpec refuses the spec with it, ParseSpec (which
+	// also reads the job.yaml of logs written before) does not.
+	unitless error
 }
 
 // VertexSpec is one vertex of a spec.
@@ -79,7 +83,10 @@ type EdgeSpec struct {
 
 var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$`)
 
-// LoadSpec reads and parses the spec file at path.
+// LoadSpec reads and parses the spec file at path, the spec of a job to
+// submit: a duration setting written as a bare number ("heartbeat.interval:
+// 2") is refused, naming its unit, where ParseSpec would take it as
+// milliseconds.
 func LoadSpec(path string) (*Spec, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -91,7 +98,14 @@ func LoadSpec(path string) (*Spec, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read job spec: %w", err)
 	}
-	return ParseSpec(filepath.Base(path), data)
+	spec, err := ParseSpec(filepath.Base(path), data)
+	if err != nil {
+		return nil, err
+	}
+	if spec.unitless != nil {
+		return nil, spec.unitless
+	}
+	return spec, nil
 }
 
 // ParseSpec parses and validates a spec. name is used in error messages
@@ -388,6 +402,9 @@ func (s *Spec) decodeSettings(f yamlField) error {
 		}
 		if err := s.Settings.Set(k, v); err != nil {
 			return vals[i].errorf("%v", err)
+		}
+		if err := unitlessDuration(k, v); err != nil && s.unitless == nil {
+			s.unitless = vals[i].errorf("%v", err)
 		}
 	}
 	return nil
