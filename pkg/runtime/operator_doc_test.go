@@ -1,33 +1,19 @@
 package runtime
 
 import (
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-var updateDocs = flag.Bool("update", false, "rewrite docs/operators.md from the operator registry")
+	"github.com/jobevent/jobevent/internal/golden"
+)
 
 // TestOperatorReference: docs/operators.md is what OperatorReference
 // generates from the registry, so the reference cannot drift from the
-// operators.
+// operators (go test ./pkg/runtime -run TestOperatorReference -update
+// rewrites it).
 func TestOperatorReference(t *testing.T) {
-	path := filepath.Join("..", "..", "docs", "operators.md")
-	got := OperatorReference()
-	if *updateDocs {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got != string(want) {
-		t.Fatalf("docs/operators.md is not what the registry generates: run go test ./pkg/runtime -run TestOperatorReference -update and review the diff")
-	}
+	golden.Compare(t, filepath.Join("..", "..", "docs", "operators.md"), []byte(OperatorReference()))
 }
 
 // TestOperatorDocs: every built-in operator is documented; it accepts every
