@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 	"time"
 
 	"github.com/jobevent/jobevent/pkg/format"
@@ -45,6 +46,15 @@ type ReaderOptions struct {
 	// PollInterval is how often a following reader lists the log; 0 means
 	// DefaultPollInterval.
 	PollInterval time.Duration
+	// Fields are the event fields decoded (format.Fields); the others are
+	// left zero and their columns are not read. 0 means every field. Seq,
+	// epoch and kind are always decoded: the reader rules check them.
+	Fields format.Fields
+	// DecodeWorkers is how many segments are decoded at a time, ahead of
+	// the one being read; 0 means GOMAXPROCS, at most 4 (decode.go).
+	DecodeWorkers int
+
+	inline bool // decode in the reader's goroutine (tests: the reference)
 }
 
 // Reader streams the events of a log in seq order, applying the reader
@@ -79,6 +89,14 @@ type Reader struct {
 	noticed map[string]bool
 	torn    map[int32]string // epoch → key of its torn newest segment
 
+	// Decoding ahead (decode.go).
+	fields format.Fields
+	inline bool
+	slots  chan struct{}  // one per decode worker at work
+	turn   chan struct{}  // closed when the newest fetch has its worker
+	free   chan *chunk    // chunks for reuse
+	wg     sync.WaitGroup // the fetch goroutines
+
 	// claimed is the newest start_seq of the epoch objects listed last:
 	// the log's events must reach the seq before it. checking is the one
 	// being checked after the log was listed again at its end.
@@ -105,12 +123,21 @@ type fetch struct {
 	data   []byte
 	err    error
 	cancel context.CancelFunc
+
+	turn    chan struct{} // closed when this fetch has its worker (or needs none)
+	opened  chan struct{} // closed when sr and openErr are set
+	sr      *format.SegmentReader
+	openErr error
+	chunks  chan *chunk // decoded events, in order; closed at the end
 }
 
 // segmentCursor streams the rows of one segment.
 type segmentCursor struct {
 	item   planItem
 	sr     *format.SegmentReader
+	fetch  *fetch
+	chunk  *chunk         // whose events buf holds, when decoded ahead
+	buf    []format.Event // the events of the chunk in hand
 	n, i   int
 	row    int64 // rows taken from the segment so far
 	fenced int64 // rows dropped as fenced
@@ -130,10 +157,17 @@ func (l *Log) NewReader(ctx context.Context, opts ReaderOptions) (*Reader, error
 		ctx:         ctx,
 		opts:        opts,
 		skipThrough: max(opts.Since-1, 0),
-		buf:         make([]format.Event, readBatch),
 		noticed:     make(map[string]bool),
 		torn:        make(map[int32]string),
+		fields:      projection(opts),
+		inline:      opts.inline,
 	}
+	if r.inline {
+		r.buf = make([]format.Event, readBatch)
+	}
+	workers := decodeWorkers(opts)
+	r.slots = make(chan struct{}, workers)
+	r.free = make(chan *chunk, workers*(decodeQueue+2))
 	nsegs, err := r.replan()
 	if err != nil {
 		return nil, err
@@ -167,41 +201,52 @@ func (r *Reader) Next() (format.Event, error) {
 				continue
 			}
 			if ok {
-				return e, nil
+				return *e, nil
 			}
 			r.finishSegment()
 			continue
 		}
-		if r.pos < len(r.items) {
-			item := r.items[r.pos]
-			r.pos++
-			r.openSegment(item)
-			continue
-		}
-		if relisted, err := r.checkEnd(); err != nil || relisted {
-			r.err = err
-			continue
-		}
-		if !r.opts.Follow {
-			if !r.coveredChecked {
-				// Covered segments are rare (leftovers of an interrupted
-				// compaction): their rows must be the covering segment's.
-				r.coveredChecked = true
-				if err := r.log.checkCovered(r.ctx, r.covered); err != nil {
-					r.err = err
-					continue
-				}
-			}
+		if !r.advance() {
 			return format.Event{}, io.EOF
-		}
-		if !r.wait() {
-			return format.Event{}, io.EOF
-		}
-		r.skipThrough = max(r.skipThrough, r.last)
-		if _, err := r.replan(); err != nil {
-			r.err = err
 		}
 	}
+}
+
+// advance moves a reader that is between segments on: it opens the next
+// segment, or at the end of those listed checks the log's end, and a
+// following reader waits for more and lists the log again. It returns
+// false at the end of the log; errors are left in r.err.
+func (r *Reader) advance() bool {
+	if r.pos < len(r.items) {
+		item := r.items[r.pos]
+		r.pos++
+		r.openSegment(item)
+		return true
+	}
+	if relisted, err := r.checkEnd(); err != nil || relisted {
+		r.err = err
+		return true
+	}
+	if !r.opts.Follow {
+		if !r.coveredChecked {
+			// Covered segments are rare (leftovers of an interrupted
+			// compaction): their rows must be the covering segment's.
+			r.coveredChecked = true
+			if err := r.log.checkCovered(r.ctx, r.covered); err != nil {
+				r.err = err
+				return true
+			}
+		}
+		return false
+	}
+	if !r.wait() {
+		return false
+	}
+	r.skipThrough = max(r.skipThrough, r.last)
+	if _, err := r.replan(); err != nil {
+		r.err = err
+	}
+	return true
 }
 
 // Key returns the object key of the event Next returned last.
@@ -254,6 +299,10 @@ func (r *Reader) Notices() []format.Notice {
 // Close releases the reader. It does not close the Log.
 func (r *Reader) Close() error {
 	r.dropAhead()
+	if r.seg != nil {
+		r.seg.release(r)
+	}
+	r.wg.Wait()
 	r.seg = nil
 	r.items = nil
 	if r.err == nil {
@@ -359,7 +408,7 @@ func (r *Reader) openSegment(item planItem) {
 		}
 		return
 	}
-	data, err := r.fetched(item)
+	f, err := r.fetched(item)
 	if errors.Is(err, ErrNotFound) && r.vanished < maxVanished {
 		// Compaction deleted it after writing the segment that covers it.
 		r.vanished++
@@ -378,7 +427,11 @@ func (r *Reader) openSegment(item planItem) {
 		return
 	}
 	r.vanished = 0
-	sr, err := format.OpenSegment(data)
+	sr, err := r.opened(f)
+	if errors.Is(err, errDecodeCanceled) || (err != nil && r.ctx.Err() != nil) {
+		r.err = fmt.Errorf("read %s: %w", r.log.URL(), err)
+		return
+	}
 	if err != nil {
 		if errors.Is(err, format.ErrNoFooter) && item.newest {
 			r.torn[item.Epoch] = item.Key
@@ -393,13 +446,13 @@ func (r *Reader) openSegment(item planItem) {
 		r.err = &CorruptError{Key: item.Key, Err: fmt.Errorf("the name says %d rows, the segment holds %d", item.Rows(), sr.Len())}
 		return
 	}
-	r.seg = &segmentCursor{item: item, sr: sr}
+	r.seg = &segmentCursor{item: item, sr: sr, fetch: f}
 }
 
 // fetched returns the data of item, the segment at r.pos-1, from the
 // fetch started ahead of time when there is one, and starts the fetches
 // of the segments after it.
-func (r *Reader) fetched(item planItem) ([]byte, error) {
+func (r *Reader) fetched(item planItem) (*fetch, error) {
 	var f *fetch
 	if len(r.ahead) > 0 && r.ahead[0].key == item.Key {
 		f, r.ahead = r.ahead[0], r.ahead[1:]
@@ -410,7 +463,7 @@ func (r *Reader) fetched(item planItem) ([]byte, error) {
 	r.fill()
 	select {
 	case <-f.done:
-		return f.data, f.err
+		return f, f.err
 	case <-r.ctx.Done():
 		f.cancel()
 		return nil, r.ctx.Err()
@@ -436,11 +489,17 @@ func (r *Reader) fill() {
 
 func (r *Reader) startFetch(item planItem) *fetch {
 	ctx, cancel := context.WithCancel(r.ctx)
-	f := &fetch{key: item.Key, size: item.Size, done: make(chan struct{}), cancel: cancel}
+	f := &fetch{key: item.Key, size: item.Size, done: make(chan struct{}), cancel: cancel,
+		turn: make(chan struct{}), opened: make(chan struct{}), chunks: make(chan *chunk, decodeQueue)}
+	prev := r.turn
+	r.turn = f.turn
+	r.wg.Add(1)
 	go func() {
-		defer close(f.done)
+		defer r.wg.Done()
 		defer cancel()
 		f.data, f.err = r.log.store.get(ctx, f.key)
+		close(f.done)
+		r.decodeAhead(ctx, f, prev)
 	}()
 	return f
 }
@@ -451,18 +510,19 @@ func (r *Reader) dropAhead() {
 		f.cancel()
 	}
 	r.ahead = nil
+	r.turn = nil
 }
 
 // nextRow returns the next event of the current segment that the reader
 // keeps; ok is false at the segment's end.
-func (r *Reader) nextRow() (e format.Event, ok bool, err error) {
+func (r *Reader) nextRow() (e *format.Event, ok bool, err error) {
 	c := r.seg
 	for {
 		if c.i >= c.n {
 			if c.eof {
 				return e, false, nil
 			}
-			n, err := c.sr.Read(r.buf)
+			n, err := c.read(r)
 			c.n, c.i = n, 0
 			if err == io.EOF || (err == nil && n == 0) {
 				c.eof = true
@@ -471,8 +531,7 @@ func (r *Reader) nextRow() (e format.Event, ok bool, err error) {
 			}
 			continue
 		}
-		e = r.buf[c.i]
-		r.buf[c.i] = format.Event{}
+		e = &c.buf[c.i]
 		c.i++
 		want := c.item.First + c.row
 		c.row++
@@ -547,6 +606,7 @@ func seqRange(first, last int64) string {
 func (r *Reader) finishSegment() {
 	c := r.seg
 	r.seg = nil
+	c.release(r)
 	if c.fenced > 0 {
 		r.notice(format.Notice{Kind: format.NoticeFenced, Key: c.item.Key, Epoch: c.item.Epoch, Seq: c.item.fence.seq, Count: c.fenced,
 			Message: fmt.Sprintf("%d rows of fenced epoch %d (a newer epoch starts at seq %d); filtered", c.fenced, c.item.Epoch, c.item.fence.seq)})

@@ -121,3 +121,37 @@ func (r *SegmentReader) Project(fs Fields) {
 	}
 	r.decoder.fields = fs | FieldSeq | FieldKind
 }
+
+// Project returns e with the fields outside fs zeroed, seq and kind kept:
+// the event as a SegmentReader projected on fs reads it.
+func (e Event) Project(fs Fields) Event {
+	fs |= FieldSeq | FieldKind
+	p := Event{Seq: e.Seq, Kind: e.Kind}
+	pick := func(f Fields, set func()) {
+		if fs&f != 0 {
+			set()
+		}
+	}
+	pick(FieldTime, func() { p.Time = e.Time })
+	pick(FieldEpoch, func() { p.Epoch = e.Epoch })
+	pick(FieldJob, func() { p.Job = e.Job })
+	pick(FieldGraph, func() { p.Graph = e.Graph })
+	pick(FieldMaster, func() { p.Master = e.Master })
+	pick(FieldRecovering, func() { p.Recovering = e.Recovering })
+	pick(FieldVertex, func() { p.Vertex = e.Vertex })
+	pick(FieldSubtask, func() { p.Subtask = e.Subtask })
+	pick(FieldParallelism, func() { p.Parallelism = e.Parallelism })
+	pick(FieldAttempt, func() { p.Attempt = e.Attempt })
+	pick(FieldWorker, func() { p.Worker = e.Worker })
+	pick(FieldRecordsIn, func() { p.RecordsIn = e.RecordsIn })
+	pick(FieldRecordsOut, func() { p.RecordsOut = e.RecordsOut })
+	pick(FieldBytesIn, func() { p.BytesIn = e.BytesIn })
+	pick(FieldBytesOut, func() { p.BytesOut = e.BytesOut })
+	pick(FieldPartitions, func() { p.Partitions = e.Partitions })
+	pick(FieldError, func() { p.Error = e.Error })
+	pick(FieldSubtasks, func() { p.Subtasks = e.Subtasks })
+	pick(FieldReason, func() { p.Reason = e.Reason })
+	pick(FieldCoordinators, func() { p.Coordinators = e.Coordinators })
+	pick(FieldStatus, func() { p.Status = e.Status })
+	return p
+}

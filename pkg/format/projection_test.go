@@ -102,6 +102,9 @@ func checkProjections(t *testing.T, data []byte) {
 				if want := project(full[i], fs); !reflect.DeepEqual(got[i], want) {
 					t.Fatalf("fields %s, batch %d, event %d:\n got %#v\nwant %#v", fs, batch, i, got[i], want)
 				}
+				if !reflect.DeepEqual(full[i].Project(fs), got[i]) {
+					t.Fatalf("fields %s: Event.Project of event %d differs from the projected read", fs, i)
+				}
 			}
 		}
 	}

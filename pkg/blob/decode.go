@@ -1,0 +1,195 @@
+package blob
+
+import (
+	"context"
+	"errors"
+	"runtime"
+
+	"github.com/jobevent/jobevent/pkg/format"
+)
+
+// A Reader decodes segments ahead of the one it returns events from, on
+// up to ReaderOptions.DecodeWorkers goroutines, while it applies the
+// reader rules to the segment in hand: on a 2-core machine one core checks
+// and hands out events while the other decodes the next segment. Decoding
+// keeps the log's order: segments are handed to the workers in order, and
+// each worker passes its events on in chunks through a short queue of its
+// own segment, so that the memory held is bounded by the workers (about
+// decodeQueue+1 chunks each), never by the log or the segment size.
+const (
+	// chunkEvents is how many events a chunk holds.
+	chunkEvents = 1024
+	// decodeQueue is how many decoded chunks of one segment wait for the
+	// reader.
+	decodeQueue = 3
+	// maxDecodeWorkers bounds the default number of decode workers.
+	maxDecodeWorkers = 4
+)
+
+// chunk is a batch of decoded events of one segment. err, when set, comes
+// after the n events.
+type chunk struct {
+	ev  []format.Event
+	n   int
+	err error
+}
+
+// decodeWorkers returns how many segments a reader with opts decodes at a
+// time.
+func decodeWorkers(opts ReaderOptions) int {
+	if opts.DecodeWorkers > 0 {
+		return opts.DecodeWorkers
+	}
+	return min(runtime.GOMAXPROCS(0), maxDecodeWorkers)
+}
+
+// projection returns the fields a reader with opts decodes: those asked
+// for, and the seq and epoch that the reader rules check.
+func projection(opts ReaderOptions) format.Fields {
+	if opts.Fields == 0 {
+		return format.AllFields
+	}
+	return opts.Fields | format.FieldSeq | format.FieldEpoch
+}
+
+// decodeAhead runs after f's data is fetched, on f's goroutine: in its
+// turn (after the fetches started before it took a worker), it takes a
+// decode worker, opens the segment and decodes it into chunks for the
+// reader. It returns when the segment is decoded, or when ctx is done.
+// f.opened and f.chunks are closed on every path.
+func (r *Reader) decodeAhead(ctx context.Context, f *fetch, prev <-chan struct{}) {
+	defer close(f.chunks)
+	opened := false
+	defer func() {
+		if !opened {
+			f.openErr = errDecodeCanceled
+			close(f.opened)
+		}
+	}()
+	if prev != nil {
+		select {
+		case <-prev:
+		case <-ctx.Done():
+			close(f.turn)
+			return
+		}
+	}
+	if f.err != nil || r.inline {
+		close(f.turn) // nothing to decode here: the reader reports the error
+		return
+	}
+	select {
+	case r.slots <- struct{}{}:
+	case <-ctx.Done():
+		close(f.turn)
+		return
+	}
+	defer func() { <-r.slots }()
+	close(f.turn)
+	f.sr, f.openErr = format.OpenSegment(f.data)
+	opened = true
+	close(f.opened)
+	if f.openErr != nil {
+		return
+	}
+	f.sr.Project(r.fields)
+	for {
+		c := r.getChunk()
+		c.n, c.err = f.sr.Read(c.ev)
+		select {
+		case f.chunks <- c:
+		case <-ctx.Done():
+			return
+		}
+		if c.err != nil {
+			return
+		}
+	}
+}
+
+// errDecodeCanceled is what a reader finds in a fetch whose decoding was
+// canceled: only a reader that was closed or whose context is done sees it.
+var errDecodeCanceled = errors.New("jobevent/blob: segment decode canceled")
+
+// opened waits until f's segment is opened and returns its reader.
+func (r *Reader) opened(f *fetch) (*format.SegmentReader, error) {
+	if r.inline {
+		return format.OpenSegment(f.data)
+	}
+	select {
+	case <-f.opened:
+		return f.sr, f.openErr
+	case <-r.ctx.Done():
+		return nil, r.ctx.Err()
+	}
+}
+
+// read replaces the cursor's events with the segment's next chunk: decoded
+// by a worker, or in the reader's goroutine when it decodes inline. At the
+// segment's end it returns io.EOF, possibly with events.
+func (c *segmentCursor) read(r *Reader) (int, error) {
+	if r.inline {
+		if c.buf == nil {
+			c.buf = r.buf
+			c.sr.Project(r.fields)
+		}
+		return c.sr.Read(c.buf)
+	}
+	if c.chunk != nil {
+		r.putChunk(c.chunk)
+		c.chunk = nil
+	}
+	select {
+	case ch, ok := <-c.fetch.chunks:
+		if !ok {
+			if err := r.ctx.Err(); err != nil {
+				return 0, err
+			}
+			return 0, errDecodeCanceled
+		}
+		c.chunk, c.buf = ch, ch.ev[:ch.n]
+		return ch.n, ch.err
+	case <-r.ctx.Done():
+		return 0, r.ctx.Err()
+	}
+}
+
+// release gives the cursor's chunk back and stops the decoding of its
+// segment, if it still runs.
+func (c *segmentCursor) release(r *Reader) {
+	if c.chunk != nil {
+		r.putChunk(c.chunk)
+		c.chunk = nil
+	}
+	if c.fetch != nil {
+		c.fetch.cancel()
+	}
+}
+
+func (r *Reader) getChunk() *chunk {
+	select {
+	case c := <-r.free:
+		return c
+	default:
+		return &chunk{ev: make([]format.Event, chunkEvents)}
+	}
+}
+
+func (r *Reader) putChunk(c *chunk) {
+	c.n, c.err = 0, nil
+	select {
+	case r.free <- c:
+	default:
+	}
+}
+
+// Project sets the fields the reader decodes, as ReaderOptions.Fields
+// does, for a reader that has not read yet (a caller handed a reader it
+// did not open); later calls do nothing.
+func (r *Reader) Project(fs format.Fields) {
+	if r.seg != nil || len(r.ahead) > 0 || r.started || r.err != nil {
+		return
+	}
+	r.opts.Fields = fs
+	r.fields = projection(r.opts)
+}
