@@ -36,6 +36,9 @@ type Noticer interface {
 // An error of src other than io.EOF ends the fold: Fold returns it,
 // wrapped, together with the state folded so far.
 func Fold(src Source, until int64) (*State, error) {
+	if b, ok := src.(BatchSource); ok {
+		return FoldBatches(b, until)
+	}
 	s := NewState()
 	for {
 		e, err := src.Next()

@@ -78,6 +78,10 @@ func newValidator(src Source, opts ValidateOptions) *validator {
 }
 
 func (v *validator) run() {
+	if b, ok := v.src.(BatchSource); ok {
+		v.runBatches(b)
+		return
+	}
 	for !v.stopped {
 		e, err := v.src.Next()
 		v.drainNotices()
