@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/jobevent/jobevent/internal/progress"
+	"github.com/jobevent/jobevent/pkg/format"
 	"github.com/jobevent/jobevent/pkg/replay"
 )
 
@@ -69,7 +70,7 @@ func runValidate(c *cli.Context) error {
 			if bar.Enabled() {
 				bar.Start(validateLabel(arg, i, c.NArg()), eventTotal(c.Context, src, 0, 0), progress.Events)
 			}
-			fs = replay.Validate(validateSource(src, bar), replay.ValidateOptions{})
+			fs = replay.Validate(batchedValidateSource(src, bar), replay.ValidateOptions{})
 			src.Close()
 		}
 		for _, f := range fs {
@@ -180,3 +181,38 @@ func escapeData(s string) string {
 func escapeProperty(s string) string {
 	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
 }
+
+// batchedSource is a bucket log as validate reads it: a batch at a time,
+// decoding only the fields validate checks, counted into the progress
+// line, with its epoch objects.
+type batchedSource struct {
+	replay.Source // validateSource's: Next, Key, Notices, Claims
+	batches       replay.BatchSource
+	p             *progress.Reporter
+}
+
+// batchedValidateSource returns src as validate reads it (validateSource),
+// by batches and projected when src is a bucket log.
+func batchedValidateSource(src eventSource, p *progress.Reporter) replay.Source {
+	vs := validateSource(src, p)
+	bs, ok := src.(*blobSource)
+	if !ok {
+		return vs
+	}
+	bs.Reader.Project(replay.ValidateFields)
+	return &batchedSource{Source: vs, batches: bs.Reader, p: p}
+}
+
+// NextBatch returns the log's next events and counts them.
+func (s *batchedSource) NextBatch() ([]format.Event, error) {
+	b, err := s.batches.NextBatch()
+	s.p.Add(int64(len(b)))
+	return b, err
+}
+
+// Key, Notices and Claims are those of the source.
+func (s *batchedSource) Key() string { return s.Source.(replay.Keyer).Key() }
+
+func (s *batchedSource) Notices() []format.Notice { return s.Source.(replay.Noticer).Notices() }
+
+func (s *batchedSource) Claims() []replay.EpochClaim { return s.Source.(replay.Claimer).Claims() }
