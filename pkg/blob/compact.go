@@ -8,6 +8,7 @@ import (
 	"io"
 	"sync"
 
+	"github.com/jobevent/jobevent/internal/human"
 	"github.com/jobevent/jobevent/pkg/format"
 )
 
@@ -316,7 +317,7 @@ func decodePart(s SegmentInfo, data []byte, dst []format.Event) ([]format.Event,
 		return dst, segmentError(s.Key, err)
 	}
 	if int64(sr.Len()) != s.Rows() {
-		return dst, &CorruptError{Key: s.Key, Err: fmt.Errorf("the name says %d rows, the segment holds %d", s.Rows(), sr.Len())}
+		return dst, &CorruptError{Key: s.Key, Err: fmt.Errorf("the name says %s, the segment holds %d", human.Count(s.Rows(), "row"), sr.Len())}
 	}
 	want := s.First
 	buf := make([]format.Event, readBatch)

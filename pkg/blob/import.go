@@ -11,6 +11,7 @@ import (
 	goruntime "runtime"
 	"sync"
 
+	"github.com/jobevent/jobevent/internal/human"
 	"github.com/jobevent/jobevent/pkg/format"
 )
 
@@ -159,7 +160,7 @@ func (l *Log) checkImportTarget(ctx context.Context) error {
 		return fmt.Errorf("import into %s: %w", l.URL(), err)
 	}
 	if len(segs) > 0 {
-		return fmt.Errorf("import into %s: %w (%d segments)", l.URL(), ErrLogExists, len(segs))
+		return fmt.Errorf("import into %s: %w (%s)", l.URL(), ErrLogExists, human.Count(len(segs), "segment"))
 	}
 	if e, err := l.newestEpoch(ctx); err != nil || e > 0 {
 		if err == nil {

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jobevent/jobevent/internal/human"
 	"github.com/jobevent/jobevent/pkg/format"
 )
 
@@ -190,7 +191,7 @@ func (p *logPlan) addEpoch(epoch int32, segs []SegmentInfo, f *fence) {
 		if f.drops(s.First) {
 			p.notices = append(p.notices, format.Notice{Kind: format.NoticeFenced, Key: s.Key, Epoch: epoch,
 				Seq: s.First, Count: s.Rows(),
-				Message: fmt.Sprintf("%d rows of fenced epoch %d (a newer epoch starts at seq %d); skipped", s.Rows(), epoch, f.seq)})
+				Message: fmt.Sprintf("%s of fenced epoch %d (a newer epoch starts at seq %d); skipped", human.Count(s.Rows(), "row"), epoch, f.seq)})
 			continue
 		}
 		if f.drops(s.Last) {

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jobevent/jobevent/internal/human"
 	"github.com/jobevent/jobevent/pkg/format"
 )
 
@@ -401,7 +402,7 @@ func (w *Writer) uploadSegment(part []format.Event, data []byte) error {
 			return fmt.Errorf("upload %s: %w", key, err)
 		}
 		if attempt >= p.Attempts {
-			return fmt.Errorf("upload %s failed %d times, last: %w", key, attempt, err)
+			return fmt.Errorf("upload %s failed %s, last: %w", key, human.Count(attempt, "time"), err)
 		}
 		<-w.clock.After(p.backoff(attempt))
 	}
