@@ -65,6 +65,31 @@ func comparePlans(t *testing.T, name string, st *replay.State, ao replay.Availab
 		!reflect.DeepEqual(got.Deferred(), want.Deferred()) {
 		t.Fatalf("%s: kept, resets or deferred differ", name)
 	}
+	checkKept(t, name, st, got)
+}
+
+// checkKept compares the kept subtasks of plan with the keep rows and the
+// finished map of st: each is a keep row, in row order, with the attempt,
+// worker and partitions of its finished entry.
+func checkKept(t *testing.T, name string, st *replay.State, plan *replay.RecoveryPlan) {
+	t.Helper()
+	finished := map[format.SubtaskRef]replay.FinishedEntry{}
+	for _, f := range st.Finished() {
+		finished[f.SubtaskRef] = f
+	}
+	var want []replay.KeptSubtask
+	for _, row := range plan.Subtasks {
+		if row.Decision == replay.DecisionKeep {
+			ref := format.SubtaskRef{Vertex: row.Vertex, Subtask: row.Subtask}
+			f := finished[ref]
+			want = append(want, replay.KeptSubtask{SubtaskRef: ref, Attempt: f.Attempt, Worker: f.Worker, Partitions: f.Partitions})
+		}
+	}
+	if got := plan.Kept(); len(got) != 0 || len(want) != 0 {
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s: Kept() = %+v, want %+v", name, got, want)
+		}
+	}
 }
 
 // dryRunOptions are the what-if options of one comparison: none, lost

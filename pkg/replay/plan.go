@@ -283,9 +283,14 @@ func (p *planner) decide(plan *RecoveryPlan, sets *reasonSets, v, i int32) {
 	case f&fWill == 0:
 		row.Decision, row.Attempt = DecisionKeep, st.finAttempt
 		plan.Summary.Keep++
+		if parts := s.partsOf(x); parts != nil {
+			if plan.keptParts == nil {
+				plan.keptParts = make(map[int32][]partRec)
+			}
+			plan.keptParts[int32(len(plan.kept))] = parts
+		}
 		plan.kept = append(plan.kept, keptRef{
-			v: v, i: i, attempt: st.finAttempt, worker: st.worker,
-			parts: s.partsOf(x), bytesOut: st.bytesOut, records: st.recOut,
+			row: int32(len(plan.Subtasks)), worker: st.worker, bytesOut: st.bytesOut, records: st.recOut,
 		})
 	case f&(fStarted|fCanceled) != 0:
 		row.Decision, row.Attempt, row.Reasons = DecisionRerun, st.lastAttempt+1, sets.of(p.reasons[x])
@@ -369,11 +374,15 @@ type RecoveryPlan struct {
 	// applies.
 	FullRestart string `json:"full_restart,omitempty"`
 
-	topo     *topology
-	kept     []keptRef
-	workers  []string // State.workers, to which the State only appends
-	resets   []int32  // indices into Subtasks
-	deferred []string
+	topo *topology
+	kept []keptRef
+	// keptParts holds the partitions of the kept entries that list them,
+	// by index into kept; shared with the State, which never modifies
+	// them in place.
+	keptParts map[int32][]partRec
+	workers   []string // State.workers, to which the State only appends
+	resets    []int32  // indices into Subtasks
+	deferred  []string
 }
 
 // VertexPlan is one vertex of a plan. Parallelism is meaningful only when
@@ -447,27 +456,28 @@ type KeptSubtask struct {
 	Partitions []PartitionLoc
 }
 
-// keptRef holds what Kept expands; parts is shared with the State, which
-// never modifies it in place.
+// keptRef holds what Kept expands besides the kept row (vertex, subtask,
+// attempt) and the partitions in keptParts.
 type keptRef struct {
-	v, i, attempt, worker int32 // worker: index into RecoveryPlan.workers
-	parts                 []partRec
-	bytesOut, records     int64
+	row, worker       int32 // indices into Subtasks and workers
+	bytesOut, records int64
 }
 
 // Kept returns the kept subtasks, in plan order.
 func (p *RecoveryPlan) Kept() []KeptSubtask {
 	out := make([]KeptSubtask, len(p.kept))
 	for k, r := range p.kept {
+		row := &p.Subtasks[r.row]
 		worker := ""
 		if r.worker >= 0 {
 			worker = p.workers[r.worker]
 		}
+		v := p.topo.vertex(row.Vertex)
 		out[k] = KeptSubtask{
-			SubtaskRef: format.SubtaskRef{Vertex: p.topo.ids[r.v], Subtask: r.i},
-			Attempt:    r.attempt,
+			SubtaskRef: format.SubtaskRef{Vertex: row.Vertex, Subtask: row.Subtask},
+			Attempt:    row.Attempt,
 			Worker:     worker,
-			Partitions: partitionLocs(p.topo, r.v, r.i, r.attempt, worker, r.parts, r.bytesOut, r.records),
+			Partitions: partitionLocs(p.topo, v, row.Subtask, row.Attempt, worker, p.keptParts[int32(k)], r.bytesOut, r.records),
 		}
 	}
 	return out
