@@ -2,7 +2,7 @@
 // testdata/, and rewrites the file instead when the test binary runs with
 // -update:
 //
-//	go test ./cmd/jobevent ./pkg/format ./pkg/replay -update
+//	go test ./cmd/jobevent ./pkg/format ./pkg/replay ./pkg/runtime -update
 //
 // Review the diff of every rewritten file before committing it. A package
 // whose tests import golden gets the -update flag from it and must not

@@ -9,7 +9,7 @@
 //
 // and a run without tmux then ends with
 //
-//	github.com/jobevent/jobevent/cmd/jobevent: skipped 2 tests without tmux (apt-get install tmux)
+//	github.com/jobevent/jobevent/cmd/jobevent: skipped 1 test without tmux (apt-get install tmux)
 package testenv
 
 import (
