@@ -1,10 +1,13 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/jobevent/jobevent/pkg/replay"
 )
 
 // repeated returns a context that line says twice ("replay: x: replay:
@@ -92,5 +95,13 @@ func TestRun_UnitlessDuration(t *testing.T) {
 	runCLI(t, "drill", spec, "--points", "1").wantOneLineError(t, 2, want)
 	if _, err := os.Stat(log); !os.IsNotExist(err) {
 		t.Errorf("the refused run left %s behind (%v)", log, err)
+	}
+}
+
+func TestWarnf_NoInternalPrefixes(t *testing.T) {
+	var buf strings.Builder
+	warnf(&buf, "%s: %v", "x.jsonl", fmt.Errorf("seq 3: %w", replay.ErrUnknownVertex))
+	if got, want := buf.String(), "jobevent: warning: x.jsonl: seq 3: unknown vertex\n"; got != want {
+		t.Errorf("warning = %q, want %q", got, want)
 	}
 }

@@ -155,8 +155,10 @@ func printError(w io.Writer, err error) {
 	}
 }
 
-// warnf writes one "jobevent: warning: ..." line to w.
+// warnf writes one "jobevent: warning: ..." line to w, without the
+// library's package prefixes (internalPrefix).
 func warnf(w io.Writer, format string, args ...any) {
 	msg := strings.ReplaceAll(fmt.Sprintf(format, args...), "\n", "; ")
+	msg = internalPrefix.ReplaceAllString(msg, "$1")
 	fmt.Fprintln(w, "jobevent: warning: "+msg)
 }
