@@ -49,8 +49,10 @@ func TestErrorText_NoInternalPrefixes(t *testing.T) {
 		r := runCLI(t, args...).wantCode(t, 2)
 		lines := strings.Split(strings.TrimSuffix(r.stderr, "\n"), "\n")
 		line := lines[len(lines)-1] // after notes and warnings
-		if strings.Contains(line, "jobevent/") {
-			t.Errorf("%q: %q names a Go package", args, line)
+		for _, l := range lines {
+			if strings.Contains(l, "jobevent/") {
+				t.Errorf("%q: %q names a Go package", args, l)
+			}
 		}
 		if part := repeated(line); part != "" {
 			t.Errorf("%q: %q says %q twice", args, line, part)
