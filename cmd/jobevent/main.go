@@ -22,7 +22,7 @@ func main() {
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	ctx, stop := withInterrupts(context.Background(), sigs)
-	code := runMain(ctx, os.Args, os.Stdin, os.Stdout, os.Stderr)
+	code := newApplication(os.Stdin, os.Stdout, os.Stderr).run(ctx, os.Args)
 	stop()
 	os.Exit(code)
 }
