@@ -112,6 +112,9 @@ func runReplay(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if bs, ok := src.(*blobSource); ok {
+		bs.Reader.Project(replay.FoldFields) // the plan reads no times
+	}
 	st, err := replay.Fold(src, at)
 	printNotices(c.App.ErrWriter, src.Notices())
 	if err != nil {

@@ -157,3 +157,18 @@ func TestFold_PartitionsAbsentOrListed(t *testing.T) {
 		}
 	}
 }
+
+// TestFold_FoldFields: events projected on FoldFields fold to the state
+// the whole events fold to.
+func TestFold_FoldFields(t *testing.T) {
+	for seed := int64(1); seed <= 30; seed++ {
+		events := generate(t, randomOptions(seed))
+		projected := make([]format.Event, len(events))
+		for k := range events {
+			projected[k] = events[k].Project(replay.FoldFields)
+		}
+		if a, b := fold(t, events), fold(t, projected); !reflect.DeepEqual(a, b) {
+			t.Fatalf("seed %d: the state folded from projected events differs", seed)
+		}
+	}
+}

@@ -152,6 +152,11 @@ type partRec struct {
 	records  int64
 }
 
+// FoldFields are the event fields Apply reads: a source that decodes only
+// these (blob.ReaderOptions.Fields) folds to the same State. The time,
+// master_started's recovering flag and a reset's reason are not read.
+const FoldFields = format.AllFields &^ (format.FieldTime | format.FieldRecovering | format.FieldReason)
+
 // NewState returns the state of an empty log.
 func NewState() *State {
 	s := &State{topo: newTopology(nil), workerIdx: make(map[string]int32)}
