@@ -10,8 +10,9 @@ import (
 // one by one: at least one event, all of one segment (so Key names the
 // object of every one), or an error (io.EOF after the last event; errors
 // are sticky). The slice belongs to the reader and holds the events until
-// the next call of NextBatch, Next or Close; the caller must not keep it,
-// but may keep the events it copies out and change them. Notices gathered
+// the next call of NextBatch, Next or Close: the caller must neither keep
+// it nor change its events (the reader decodes into them again), and owns
+// the events it copies out. Notices gathered
 // during the call concern what comes before the events it returns, so a
 // caller that drains Notices after each call sees them in log order. On a
 // reader of many events, NextBatch costs a few nanoseconds an event where

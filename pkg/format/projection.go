@@ -110,8 +110,11 @@ var columnField = [numColumns]Fields{
 
 // Project makes the reader decode only the fields in fs, plus seq and
 // kind, which it always decodes (errors name the seq, and each column is
-// checked against the kinds that have it); the other fields of the events
-// it reads are left zero, and their columns are not read at all. It must
+// checked against the kinds that have it); their columns alone are read.
+// Read then writes only those fields of the events in its buffer and
+// leaves the others as they are: zero in a new buffer, and in one only
+// ever read into with the same projection, as a caller reusing its
+// buffer does. It must
 // be called before the first Read or Next; later calls do nothing. The
 // whole segment's checksum was verified by OpenSegment whatever the
 // projection.
@@ -154,4 +157,41 @@ func (e Event) Project(fs Fields) Event {
 	pick(FieldCoordinators, func() { p.Coordinators = e.Coordinators })
 	pick(FieldStatus, func() { p.Status = e.Status })
 	return p
+}
+
+// clearOptional zeroes the kind-specific fields of e that are in fs: a
+// projected decode writes them only for the kinds that have them. (The
+// common fields are written for every event.)
+func (e *Event) clearOptional(fs Fields) {
+	if fs&(FieldGraph|FieldMaster|FieldRecovering|FieldVertex|FieldSubtask|FieldParallelism|FieldAttempt|FieldWorker) != 0 {
+		clearIf(fs, FieldGraph, &e.Graph)
+		clearIf(fs, FieldMaster, &e.Master)
+		clearIf(fs, FieldRecovering, &e.Recovering)
+		clearIf(fs, FieldVertex, &e.Vertex)
+		clearIf(fs, FieldSubtask, &e.Subtask)
+		clearIf(fs, FieldParallelism, &e.Parallelism)
+		clearIf(fs, FieldAttempt, &e.Attempt)
+		clearIf(fs, FieldWorker, &e.Worker)
+	}
+	if fs&(FieldRecordsIn|FieldRecordsOut|FieldBytesIn|FieldBytesOut|FieldPartitions) != 0 {
+		clearIf(fs, FieldRecordsIn, &e.RecordsIn)
+		clearIf(fs, FieldRecordsOut, &e.RecordsOut)
+		clearIf(fs, FieldBytesIn, &e.BytesIn)
+		clearIf(fs, FieldBytesOut, &e.BytesOut)
+		clearIf(fs, FieldPartitions, &e.Partitions)
+	}
+	if fs&(FieldError|FieldSubtasks|FieldReason|FieldCoordinators|FieldStatus) != 0 {
+		clearIf(fs, FieldError, &e.Error)
+		clearIf(fs, FieldSubtasks, &e.Subtasks)
+		clearIf(fs, FieldReason, &e.Reason)
+		clearIf(fs, FieldCoordinators, &e.Coordinators)
+		clearIf(fs, FieldStatus, &e.Status)
+	}
+}
+
+func clearIf[T any](fs, f Fields, v *T) {
+	if fs&f != 0 {
+		var zero T
+		*v = zero
+	}
 }

@@ -27,10 +27,11 @@ type colCursor struct {
 	offs  []uint32
 	idx   []int32 // dictionary indexes when the page is dictionary encoded
 
-	dictOf  parquet.Dictionary
-	dictStr []string
-	dictI32 []int32
-	dictI64 []int64
+	dictOf   parquet.Dictionary
+	dictStr  []string
+	dictSets []fieldSet // of dictStr read as kinds; 0 for an unknown kind
+	dictI32  []int32
+	dictI64  []int64
 }
 
 func (c *colCursor) open(chunk parquet.ColumnChunk) {
@@ -112,7 +113,7 @@ func (c *colCursor) loadDictionary(dict parquet.Dictionary) {
 	if dict == c.dictOf {
 		return
 	}
-	c.dictOf = dict
+	c.dictOf, c.dictSets = dict, nil
 	values := dict.Page().Data()
 	switch c.kind {
 	case parquet.Int32:
@@ -289,6 +290,18 @@ func (c *colCursor) bytesv() []byte {
 		return nil
 	}
 	return append([]byte(nil), b...)
+}
+
+// kindSets returns the field set of each dictionary entry read as a
+// kind, computed once per dictionary.
+func (c *colCursor) kindSets() []fieldSet {
+	if c.dictSets == nil {
+		c.dictSets = make([]fieldSet, len(c.dictStr))
+		for i, s := range c.dictStr {
+			c.dictSets[i], _ = Kind(s).fieldSet()
+		}
+	}
+	return c.dictSets
 }
 
 func (c *colCursor) dictIndex(i, n int) int {

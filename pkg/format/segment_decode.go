@@ -135,24 +135,89 @@ func (d *segmentDecoder) decode(buf []Event) (int, error) {
 }
 
 func (d *segmentDecoder) decodeCommon(ev []Event, sets []fieldSet) {
-	clear(ev)
-	requiredColumn(d, ev, colSeq, (*colCursor).int64v, func(e *Event, v int64) { e.Seq = v })
+	d.reset(ev)
+	requiredInts(d, ev, colSeq, (*colCursor).int64v, func(c *colCursor) []int64 { return c.i64 }, func(e *Event, v int64) { e.Seq = v })
 	if d.fields&FieldTime != 0 {
 		requiredColumn(d, ev, colTime, (*colCursor).int64v, func(e *Event, v int64) { e.Time = time.Unix(0, v).UTC() })
 	}
 	if d.fields&FieldEpoch != 0 {
-		requiredColumn(d, ev, colEpoch, (*colCursor).int32v, func(e *Event, v int32) { e.Epoch = v })
+		requiredInts(d, ev, colEpoch, (*colCursor).int32v, func(c *colCursor) []int32 { return c.i32 }, func(e *Event, v int32) { e.Epoch = v })
 	}
-	requiredColumn(d, ev, colKind, (*colCursor).str, func(e *Event, v string) { e.Kind = Kind(v) })
+	d.decodeKinds(ev, sets)
 	if d.fields&FieldJob != 0 {
 		requiredColumn(d, ev, colJob, (*colCursor).str, func(e *Event, v string) { e.Job = v })
 	}
-	for i := range ev {
-		set, ok := ev[i].Kind.fieldSet()
-		if !ok {
-			corruptf("seq %d: unknown kind %q", ev[i].Seq, ev[i].Kind)
+}
+
+// decodeKinds decodes the kind column and the field set of each kind; on
+// a dictionary page, once per dictionary entry.
+func (d *segmentDecoder) decodeKinds(ev []Event, sets []fieldSet) {
+	c := &d.cols[colKind]
+	for i := 0; i < len(ev); {
+		m := c.pageRun(len(ev) - i)
+		if c.idx != nil && c.vi+m <= len(c.idx) {
+			dictSets := c.kindSets()
+			for k, j := range c.idx[c.vi : c.vi+m] {
+				if j < 0 || int(j) >= len(dictSets) || dictSets[j] == 0 {
+					c.dictIndex(c.vi+k, len(c.dictStr))
+					corruptf("seq %d: unknown kind %q", ev[i+k].Seq, c.dictStr[j])
+				}
+				ev[i+k].Kind, sets[i+k] = Kind(c.dictStr[j]), dictSets[j]
+			}
+			c.vi += m
+			i += m
+			continue
 		}
-		sets[i] = set
+		for k := range m {
+			e := &ev[i+k]
+			if c.idx == nil {
+				e.Kind = Kind(c.str())
+				set, ok := e.Kind.fieldSet()
+				if !ok {
+					corruptf("seq %d: unknown kind %q", e.Seq, e.Kind)
+				}
+				sets[i+k] = set
+				continue
+			}
+			j := c.dictIndex(c.value(), len(c.dictStr))
+			e.Kind, sets[i+k] = Kind(c.dictStr[j]), c.kindSets()[j]
+			if sets[i+k] == 0 {
+				corruptf("seq %d: unknown kind %q", e.Seq, e.Kind)
+			}
+		}
+		i += m
+	}
+}
+
+// reset readies ev for decoding: zero events, or with a projection only
+// their projected fields, the only ones the decoder writes.
+func (d *segmentDecoder) reset(ev []Event) {
+	if d.fields == AllFields {
+		clear(ev)
+		return
+	}
+	for i := range ev {
+		ev[i].clearOptional(d.fields)
+	}
+}
+
+// requiredInts decodes one required integer column a page at a time,
+// straight from the page's values when they are not dictionary encoded.
+func requiredInts[T int32 | int64](d *segmentDecoder, ev []Event, col int, value func(*colCursor) T, values func(*colCursor) []T, set func(*Event, T)) {
+	c := &d.cols[col]
+	for i := 0; i < len(ev); {
+		m := c.pageRun(len(ev) - i)
+		if vals := values(c); c.idx == nil && c.vi+m <= len(vals) {
+			for k, v := range vals[c.vi : c.vi+m] {
+				set(&ev[i+k], v)
+			}
+			c.vi += m
+		} else {
+			for k := range m {
+				set(&ev[i+k], value(c))
+			}
+		}
+		i += m
 	}
 }
 
@@ -247,7 +312,9 @@ func flatColumn[T any](d *segmentDecoder, ev []Event, sets []fieldSet, col int, 
 	for i := 0; i < len(ev); {
 		defs := c.pageLevels(len(ev) - i)
 		for k, def := range defs {
-			if d.presentAt(c, f, &ev[i+k], sets[i+k], def) {
+			if present := def == c.maxDef; present != sets[i+k].has(f) {
+				d.presentAt(c, f, &ev[i+k], sets[i+k], def) // reports the mismatch
+			} else if present {
 				set(&ev[i+k], value(c))
 			}
 		}
