@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jobevent/jobevent/internal/human"
 	"github.com/jobevent/jobevent/pkg/blob"
 )
 
@@ -208,7 +209,7 @@ func standby(ctx context.Context, log *blob.Log, opts MasterOptions, addr string
 				return nil, err
 			}
 			if stale {
-				logf("heartbeat of epoch %d is stale (age %v > %v): taking over", newest, age.Round(time.Millisecond), settings.HeartbeatTimeout)
+				logf("heartbeat of epoch %d is stale (age %s > %v): taking over", newest, human.Duration(age), settings.HeartbeatTimeout)
 				st, err := beginEpochAt(ctx, log, nil, true, addr, opts.epochOptions(log), newest+1)
 				if errors.Is(err, ErrEpochLost) {
 					logf("%v", err)
