@@ -76,18 +76,15 @@ func runCompact(c *cli.Context) error {
 	return printCompact(c.App.Writer, res)
 }
 
-// printCompactPlan writes the summary line of a dry run: the segments a
-// compaction would leave, counted from what it would merge and delete (the
-// result of a dry run keeps the counts as they are now).
+// printCompactPlan writes the summary line of a dry run.
 func printCompactPlan(w io.Writer, res *blob.CompactResult) {
-	parts := 0
-	for _, cv := range res.Covering {
-		parts += cv.Parts
-	}
-	after := res.SegmentsBefore - res.Leftovers - parts + len(res.Covering)
 	fmt.Fprintf(w, "would compact %s: %s (%s) -> %s", res.URL, human.Count(res.SegmentsBefore, "segment"),
-		report.HumanBytes(res.BytesBefore), human.Count(after, "segment"))
+		report.HumanBytes(res.BytesBefore), human.Count(res.SegmentsAfter, "segment"))
 	if len(res.Covering) > 0 {
+		parts := 0
+		for _, cv := range res.Covering {
+			parts += cv.Parts
+		}
 		fmt.Fprintf(w, " (%d merged into %s)", parts, human.Count(len(res.Covering), "covering segment"))
 	}
 	fmt.Fprintln(w)

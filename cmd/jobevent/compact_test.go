@@ -115,6 +115,10 @@ func TestCompact_DryRunSummary(t *testing.T) {
 	segmentedLog(t, url, "failover.jsonl", 4)
 	before := countSegments(t, url)
 	dry := runCLI(t, "compact", url, "--dry-run").wantCode(t, 0)
+	var plan blob.CompactResult
+	if err := json.Unmarshal([]byte(runCLI(t, "compact", url, "--dry-run", "--format", "json").wantCode(t, 0).stdout), &plan); err != nil {
+		t.Fatal(err)
+	}
 	r := runCLI(t, "compact", url).wantCode(t, 0)
 	after := countSegments(t, url)
 	if after == before {
@@ -124,6 +128,9 @@ func TestCompact_DryRunSummary(t *testing.T) {
 	if first, _, _ := strings.Cut(dry.stdout, "\n"); !strings.Contains(first, want) ||
 		!strings.Contains(first, fmt.Sprintf("-> %d segments (%d merged into %d covering segments)", after, before, after)) {
 		t.Fatalf("dry run says %q, want %d segments -> %d", first, before, after)
+	}
+	if plan.SegmentsBefore != before || plan.SegmentsAfter != after {
+		t.Fatalf("dry run json: segments %d -> %d, want %d -> %d", plan.SegmentsBefore, plan.SegmentsAfter, before, after)
 	}
 	if first, _, _ := strings.Cut(r.stdout, "\n"); !strings.Contains(first, fmt.Sprintf("-> %d segments (", after)) {
 		t.Fatalf("compaction says %q, want -> %d segments", first, after)

@@ -36,7 +36,9 @@ type CompactOptions struct {
 	DryRun bool
 }
 
-// CompactResult says what Compact did (or, with DryRun, would do).
+// CompactResult says what Compact did (or, with DryRun, would do: the
+// segments it would leave, and their bytes counting each covering segment
+// as the bytes of its parts).
 type CompactResult struct {
 	URL            string           `json:"log"`
 	SegmentsBefore int              `json:"segments_before"`
@@ -282,6 +284,10 @@ func (c *compactor) deleteLeftovers(ctx context.Context, g *epochSegs) error {
 	}
 	c.res.Leftovers += len(g.covered)
 	if c.opts.DryRun {
+		for _, pair := range g.covered {
+			c.res.SegmentsAfter--
+			c.res.BytesAfter -= pair.part.Size
+		}
 		return nil
 	}
 	checked := make(map[string]bool)
@@ -382,6 +388,7 @@ func (c *compactor) compactRun(ctx context.Context, g *epochSegs, parts []Segmen
 			info.Bytes += p.Size
 		}
 		c.res.Covering = append(c.res.Covering, info)
+		c.res.SegmentsAfter -= len(parts) - 1
 		return nil
 	}
 	data := make([][]byte, len(parts))

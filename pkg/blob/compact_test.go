@@ -149,6 +149,13 @@ func TestCompact_DryRun(t *testing.T) {
 	if len(res.Covering) != 2 || res.Covering[0].Key != FormatSegmentName(1, 1, 30) || res.Covering[1].Key != FormatSegmentName(2, 25, 40) {
 		t.Fatalf("planned = %+v", res.Covering)
 	}
+	parts := 0
+	for _, cv := range res.Covering {
+		parts += cv.Parts
+	}
+	if want := len(before) - parts + len(res.Covering); res.SegmentsBefore != len(before) || res.SegmentsAfter != want {
+		t.Fatalf("segments %d -> %d, want %d -> %d", res.SegmentsBefore, res.SegmentsAfter, len(before), want)
+	}
 	if ok, _ := l.store.stat(ctx, CompactLockKey); ok.Key != "" {
 		t.Fatal("a dry run took the lock")
 	}
