@@ -48,8 +48,14 @@ type validator struct {
 	reported  bool            // after-job-finished reported
 
 	topo *topology
-	vs   []vVertex
-	sub  []vSub // dense: vs[v].base + subtask number
+	// lastVertex is the vertex id resolved last (validator.vertex).
+	lastVertex struct {
+		id    string
+		index int32
+		ok    bool
+	}
+	vs  []vVertex
+	sub []vSub // dense: vs[v].base + subtask number
 }
 
 type vVertex struct {

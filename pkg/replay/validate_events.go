@@ -15,12 +15,13 @@ func (v *validator) submitted(e *format.Event) {
 		v.errorf(e, RuleInvalidGraph, "%s", msg)
 	}
 	v.topo = newTopology(e.Graph)
+	v.lastVertex.ok = false
 	v.vs = make([]vVertex, len(v.topo.ids))
 }
 
 // vertexOf resolves a vertex id, reporting an unknown one.
 func (v *validator) vertexOf(e *format.Event, id string) int32 {
-	if i := v.topo.vertex(id); i >= 0 {
+	if i := v.vertex(id); i >= 0 {
 		return i
 	}
 	v.errorf(e, RuleUnknownVertex, "%s names vertex %q, which is not in the graph", e.Kind, id)
@@ -84,7 +85,7 @@ func (v *validator) started(e *format.Event) {
 	case st.runAttempt >= 0 && st.runEpoch == e.Epoch:
 		v.errorf(e, RuleAttemptOverlap, "%s/%d attempt %d started while attempt %d is running", e.Vertex, e.Subtask, e.Attempt, st.runAttempt)
 	}
-	if producer, ok := v.inputsFinished(v.topo.vertex(e.Vertex), e.Subtask); !ok {
+	if producer, ok := v.inputsFinished(v.vertex(e.Vertex), e.Subtask); !ok {
 		v.errorf(e, RuleConsumerBeforeInputs, "%s/%d started before %s finished", e.Vertex, e.Subtask, producer)
 	}
 	st.runAttempt, st.runEpoch = e.Attempt, e.Epoch
@@ -137,7 +138,7 @@ func (v *validator) ended(e *format.Event) {
 	if !finish {
 		return
 	}
-	vi := v.topo.vertex(e.Vertex)
+	vi := v.vertex(e.Vertex)
 	v.checkPartitions(e, vi)
 	if !st.inMap {
 		st.inMap = true
@@ -218,4 +219,16 @@ func (v *validator) jobFinished(e *format.Event) {
 	if v.finished == 0 {
 		v.finished = e.Seq
 	}
+}
+
+// vertex resolves a vertex id as topology.vertex does, remembering the
+// last one: events of the same vertex come in runs, and their ids share
+// the decoder's dictionary string, so most look-ups compare one pointer.
+func (v *validator) vertex(id string) int32 {
+	if v.lastVertex.ok && id == v.lastVertex.id {
+		return v.lastVertex.index
+	}
+	i := v.topo.vertex(id)
+	v.lastVertex.id, v.lastVertex.index, v.lastVertex.ok = id, i, true
+	return i
 }
