@@ -26,6 +26,7 @@ func FoldBatches(src BatchSource, until int64) (*State, error) {
 	s := NewState()
 	for {
 		batch, err := src.NextBatch()
+		s.prefetch(batch)
 		for i := range batch {
 			if until > 0 && batch[i].Seq > until {
 				return s, nil
