@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/jobevent/jobevent/pkg/blob"
 	"github.com/jobevent/jobevent/pkg/format"
@@ -77,6 +78,7 @@ func beginEpoch(ctx context.Context, log *blob.Log, spec *Spec, resume bool, add
 // the next after every epoch claimed). A standby that found epoch e stale
 // claims e+1 and nothing else: if another standby took it, it lost.
 func beginEpochAt(ctx context.Context, log *blob.Log, spec *Spec, resume bool, addr string, eo epochOptions, epoch int32) (*epochStart, error) {
+	warmEncoder()
 	exists, err := log.Exists(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("open event log %s: %w", log.URL(), err)
@@ -239,3 +241,17 @@ func nextEpoch(ctx context.Context, log *blob.Log, seen int32) (int32, error) {
 	}
 	return next, nil
 }
+
+// warmEncoder builds the process's segment encoder on another goroutine,
+// once, so that the first flush of the epoch (job_submitted and
+// master_started of a new job; the recovery's first segment) does not wait
+// for it: building one costs 2-4 ms of CPU, which otherwise lands on the
+// master's first durable write. It overlaps with what beginEpoch does
+// meanwhile (reading and folding the log, the epoch claim's fsyncs).
+func warmEncoder() {
+	warmOnce.Do(func() {
+		go format.EncodeSegment(io.Discard, []format.Event{{Seq: 1, Epoch: 1, Kind: format.KindJobFinished, Status: format.StatusFinished}})
+	})
+}
+
+var warmOnce sync.Once
