@@ -35,6 +35,7 @@ func main() {
 		bin         = flag.String("jobevent", "", "path of a jobevent binary, to time `dump --format json`")
 		cpuProfile  = flag.String("cpuprofile", "", "write a CPU profile of the import of the 100k-event segments to this file")
 		shape       = flag.String("shape", "bench", "the generated log: bench (failures, a failover) or wide (a clean source → map → sink run)")
+		jsonlOut    = flag.String("jsonl", "", "only write the generated log as canonical JSON lines to this file (for import benchmarks), streamed")
 	)
 	flag.Parse()
 	options := func(n int64, rate float64) loggen.Options {
@@ -44,6 +45,13 @@ func main() {
 			os.Exit(2)
 		}
 		return o
+	}
+	if *jsonlOut != "" {
+		if err := writeGenerated(*jsonlOut, options(*events, *failureRate)); err != nil {
+			fmt.Fprintln(os.Stderr, "logbench:", err)
+			os.Exit(1)
+		}
+		return
 	}
 	profile = *cpuProfile
 	if err := run(options, *events, *dumpEvents, *segEvents, *failureRate, *dir, *bin); err != nil {
@@ -140,6 +148,34 @@ func run(options func(int64, float64) loggen.Options, n, dumpN int64, segEvents 
 		}
 	}
 	return nil
+}
+
+// writeGenerated streams the log that o generates to path as canonical
+// JSON lines.
+func writeGenerated(path string, o loggen.Options) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	g := loggen.Job(o)
+	jw := format.NewJSONWriter(f)
+	for {
+		e, err := g.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if err := jw.Write(&e); err != nil {
+			return err
+		}
+	}
+	if err := jw.Flush(); err != nil {
+		return err
+	}
+	return f.Close()
 }
 
 func row(name string, size int64, n int, d span) {
