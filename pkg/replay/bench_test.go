@@ -78,6 +78,30 @@ func BenchmarkDryRun(b *testing.B) {
 	}
 }
 
+// BenchmarkPlanDryRun is what `replay --dry-run` does after reading the
+// log since it plans with PlanDryRun: without what-if options (A is every
+// recorded partition and is not built), and with a lost worker (asked of
+// the state directly), against BenchmarkDryRun's map.
+func BenchmarkPlanDryRun(b *testing.B) {
+	st := benchState(b)
+	for _, c := range []struct {
+		name string
+		o    replay.AvailabilityOptions
+	}{
+		{"all-recorded", replay.AvailabilityOptions{}},
+		{"lost-worker", replay.AvailabilityOptions{LostWorkers: []string{"w7"}}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := replay.PlanDryRun(st, c.o, replay.PlanOptions{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
 // BenchmarkFold folds the 1M-event log; it reports the events folded per
 // second and the live heap of the resulting state.
 func BenchmarkFold(b *testing.B) {
