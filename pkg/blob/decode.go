@@ -21,7 +21,7 @@ const (
 	chunkEvents = 1024
 	// decodeQueue is how many decoded chunks of one segment wait for the
 	// reader.
-	decodeQueue = 3
+	decodeQueue = 8
 	// maxDecodeWorkers bounds the default number of decode workers.
 	maxDecodeWorkers = 4
 )

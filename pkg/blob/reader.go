@@ -47,8 +47,8 @@ type ReaderOptions struct {
 	// DefaultPollInterval.
 	PollInterval time.Duration
 	// Fields are the event fields decoded (format.Fields); the others are
-	// left zero and their columns are not read. 0 means every field. Seq,
-	// epoch and kind are always decoded: the reader rules check them.
+	// left zero and their columns are not read. 0 means every field. Seq
+	// and epoch are always decoded: the reader rules check them.
 	Fields format.Fields
 	// DecodeWorkers is how many segments are decoded at a time, ahead of
 	// the one being read; 0 means GOMAXPROCS, at most 4 (decode.go).

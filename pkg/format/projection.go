@@ -108,9 +108,11 @@ var columnField = [numColumns]Fields{
 	colCoordinatorsVertex: FieldCoordinators, colCoordinatorsState: FieldCoordinators, colStatus: FieldStatus,
 }
 
-// Project makes the reader decode only the fields in fs, plus seq and
-// kind, which it always decodes (errors name the seq, and each column is
-// checked against the kinds that have it); their columns alone are read.
+// Project makes the reader decode only the fields in fs, plus seq, which
+// it always decodes (errors name it); their columns alone are read. With
+// FieldKind, each column read is checked against the kinds that have it,
+// as in a full decode; without it, there is no kind to check against (the
+// segment's checksum was verified all the same).
 // Read then writes only those fields of the events in its buffer and
 // leaves the others as they are: zero in a new buffer, and in one only
 // ever read into with the same projection, as a caller reusing its
@@ -122,14 +124,16 @@ func (r *SegmentReader) Project(fs Fields) {
 	if r.decoder.rowGroup > 0 || r.err != nil {
 		return
 	}
-	r.decoder.fields = fs | FieldSeq | FieldKind
+	r.decoder.fields = fs | FieldSeq
 }
 
-// Project returns e with the fields outside fs zeroed, seq and kind kept:
-// the event as a SegmentReader projected on fs reads it.
+// Project returns e with the fields outside fs zeroed, seq kept: the
+// event as a SegmentReader projected on fs reads it.
 func (e Event) Project(fs Fields) Event {
-	fs |= FieldSeq | FieldKind
-	p := Event{Seq: e.Seq, Kind: e.Kind}
+	p := Event{Seq: e.Seq}
+	if fs&FieldKind != 0 {
+		p.Kind = e.Kind
+	}
 	pick := func(f Fields, set func()) {
 		if fs&f != 0 {
 			set()

@@ -11,7 +11,8 @@ import (
 // single fields.
 var projections = []Fields{
 	AllFields,
-	0, // seq and kind only
+	0, // seq only
+	FieldKind,
 	FieldEpoch | FieldBytesOut,
 	FieldSeq | FieldEpoch | FieldKind | FieldGraph | FieldRecovering | FieldVertex | FieldSubtask |
 		FieldParallelism | FieldAttempt | FieldPartitions | FieldSubtasks | FieldCoordinators | FieldStatus,
@@ -19,10 +20,10 @@ var projections = []Fields{
 	FieldRecordsIn | FieldRecordsOut | FieldBytesIn,
 }
 
-// project returns e with the fields outside fs (and seq and kind kept)
+// project returns e with the fields outside fs (and seq kept)
 // zeroed: what a reader projected on fs returns.
 func project(e Event, fs Fields) Event {
-	fs |= FieldSeq | FieldKind
+	fs |= FieldSeq
 	var p Event
 	keep := func(f Fields, copyField func()) {
 		if fs&f != 0 {
@@ -87,7 +88,9 @@ func checkProjections(t *testing.T, data []byte) {
 		for _, batch := range []int{1, 7, segmentBatch, 1000} {
 			got, err := decodeProjected(data, fs, batch)
 			if fullErr != nil {
-				if fs == AllFields && (err == nil || err.Error() != fullErr.Error()) {
+				// Which column fails first depends on how many rows a
+				// read decodes at a time: compare at the full decode's.
+				if fs == AllFields && batch >= segmentBatch && (err == nil || err.Error() != fullErr.Error()) {
 					t.Fatalf("all fields, batch %d: error %v, want %v", batch, err, fullErr)
 				}
 				continue

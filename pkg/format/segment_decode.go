@@ -143,7 +143,9 @@ func (d *segmentDecoder) decodeCommon(ev []Event, sets []fieldSet) {
 	if d.fields&FieldEpoch != 0 {
 		requiredInts(d, ev, colEpoch, (*colCursor).int32v, func(c *colCursor) []int32 { return c.i32 }, func(e *Event, v int32) { e.Epoch = v })
 	}
-	d.decodeKinds(ev, sets)
+	if d.fields&FieldKind != 0 {
+		d.decodeKinds(ev, sets)
+	}
 	if d.fields&FieldJob != 0 {
 		requiredColumn(d, ev, colJob, (*colCursor).str, func(e *Event, v string) { e.Job = v })
 	}
@@ -312,7 +314,7 @@ func flatColumn[T any](d *segmentDecoder, ev []Event, sets []fieldSet, col int, 
 	for i := 0; i < len(ev); {
 		defs := c.pageLevels(len(ev) - i)
 		for k, def := range defs {
-			if present := def == c.maxDef; present != sets[i+k].has(f) {
+			if present := def == c.maxDef; d.fields&FieldKind != 0 && present != sets[i+k].has(f) {
 				d.presentAt(c, f, &ev[i+k], sets[i+k], def) // reports the mismatch
 			} else if present {
 				set(&ev[i+k], value(c))
@@ -396,7 +398,7 @@ func (d *segmentDecoder) nullLists(ev []Event, sets []fieldSet, f field, nullabl
 		}
 	}
 	for i := range ev {
-		listField(&ev[i], sets[i], f, -1, nullable)
+		d.listField(&ev[i], sets[i], f, -1, nullable)
 	}
 	for _, col := range cols {
 		d.cols[col].skip(len(ev))
@@ -428,7 +430,12 @@ func (d *segmentDecoder) listShape(cols []int) int {
 
 // listField checks a list's presence against the event's kind. nullable
 // says whether a kind that has the field may leave it NULL.
-func listField(e *Event, set fieldSet, f field, n int, nullable bool) {
+// Without the kind column (a projection without FieldKind) there is
+// nothing to check against.
+func (d *segmentDecoder) listField(e *Event, set fieldSet, f field, n int, nullable bool) {
+	if d.fields&FieldKind == 0 {
+		return
+	}
 	has := set.has(f)
 	if (n >= 0 && !has) || (n < 0 && has && !nullable) {
 		corruptf("seq %d: column %s does not match kind %s", e.Seq, fieldNames[f], e.Kind)
@@ -447,7 +454,7 @@ func (d *segmentDecoder) decodeGraph(ev []Event, sets []fieldSet) {
 		if (nv < 0) != (ne < 0) {
 			corruptf("seq %d: graph vertices and edges disagree on NULL", ev[i].Seq)
 		}
-		listField(&ev[i], sets[i], fieldGraph, nv, false)
+		d.listField(&ev[i], sets[i], fieldGraph, nv, false)
 		if nv < 0 {
 			continue
 		}
@@ -490,7 +497,7 @@ func (d *segmentDecoder) decodePartitions(ev []Event, sets []fieldSet) {
 	for i := range ev {
 		s.reset()
 		n := d.listShape(partitionCols)
-		listField(&ev[i], sets[i], fieldPartitions, n, true)
+		d.listField(&ev[i], sets[i], fieldPartitions, n, true)
 		if n <= 0 {
 			if n == 0 {
 				ev[i].Partitions = []Partition{}
@@ -517,7 +524,7 @@ func (d *segmentDecoder) decodeSubtasks(ev []Event, sets []fieldSet) {
 	for i := range ev {
 		s.reset()
 		n := d.listShape(subtaskCols)
-		listField(&ev[i], sets[i], fieldSubtasks, n, false)
+		d.listField(&ev[i], sets[i], fieldSubtasks, n, false)
 		if n <= 0 {
 			continue
 		}
@@ -537,7 +544,7 @@ func (d *segmentDecoder) decodeCoordinators(ev []Event, sets []fieldSet) {
 	for i := range ev {
 		s.reset()
 		n := d.listShape(coordinatorCols)
-		listField(&ev[i], sets[i], fieldCoordinators, n, false)
+		d.listField(&ev[i], sets[i], fieldCoordinators, n, false)
 		if n < 0 {
 			continue
 		}
