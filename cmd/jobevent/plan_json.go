@@ -121,8 +121,17 @@ func (j *planJSON) subtask(s *replay.SubtaskPlan) {
 	j.buf = append(j.buf, j.vertexEnc...)
 	j.raw(",\n      \"subtask\": ")
 	j.int(int64(s.Subtask))
-	j.raw(",\n      \"decision\": ")
-	j.str(string(s.Decision))
+	switch s.Decision {
+	case replay.DecisionKeep:
+		j.raw(",\n      \"decision\": \"keep\"")
+	case replay.DecisionRerun:
+		j.raw(",\n      \"decision\": \"rerun\"")
+	case replay.DecisionRun:
+		j.raw(",\n      \"decision\": \"run\"")
+	default:
+		j.raw(",\n      \"decision\": ")
+		j.str(string(s.Decision))
+	}
 	j.raw(",\n      \"attempt\": ")
 	j.int(int64(s.Attempt))
 	j.raw(",\n      \"reasons\": ")
