@@ -50,7 +50,11 @@ for i in $(seq "$runs"); do
 	cat "$out/time.$i"
 done | sort -n | awk -v n="$runs" 'NR==int((n+1)/2){
 	printf "wall %.2f s, cpu %.2f s (user %.2f, sys %.2f), peak RSS %.0f MiB\n", $1, $2+$3, $2, $3, $4/1024 }'
-events_total=$(find "$log/events" -name '*.parquet' -printf '%f\n' | awk -F'[-.]' '{n += strtonum("0x" $3) - strtonum("0x" $2) + 1} END {print n}')
+events_total=0
+for f in "$log"/events/*.parquet; do
+	IFS=- read -r _ first last <<<"$(basename "$f" .parquet)"
+	events_total=$((events_total + 16#$last - 16#$first + 1))
+done
 echo "events: $events_total"
 for i in $(seq "$runs"); do cat "$out/time.$i"; done | sort -n | awk -v n="$runs" -v ev="$events_total" 'NR==int((n+1)/2){
 	printf "validate: %.2fM events/s (wall), %.2fM events per CPU second\n", ev/$1/1e6, ev/($2+$3)/1e6 }'

@@ -15,6 +15,7 @@ import (
 	"io"
 	"os"
 	"runtime/pprof"
+	"runtime/trace"
 	"sort"
 	"time"
 
@@ -30,6 +31,7 @@ func main() {
 		workers = flag.Int("workers", 0, "decode workers (0: the reader's default)")
 		only    = flag.String("only", "", "run only this measure: count, scan, next, validate")
 		prof    = flag.String("cpuprofile", "", "write a CPU profile of the measures to this file")
+		tr      = flag.String("trace", "", "write an execution trace of the measures to this file")
 	)
 	flag.Parse()
 	if *url == "" {
@@ -45,6 +47,16 @@ func main() {
 			fail(err)
 		}
 		defer pprof.StopCPUProfile()
+	}
+	if *tr != "" {
+		f, err := os.Create(*tr)
+		if err != nil {
+			fail(err)
+		}
+		if err := trace.Start(f); err != nil {
+			fail(err)
+		}
+		defer trace.Stop()
 	}
 	ctx := context.Background()
 	l, err := blob.Open(ctx, *url)
