@@ -69,9 +69,13 @@
 // log of the same events: OpenJSONL and NewJSONLReader fence and check seqs
 // with the Reader's code, each epoch starting at its lowest seq in the file.
 //
-// Segments are read whole, one at a time (the writer bounds their size, and
-// every read stops after MaxSegmentBytes whatever size the bucket reports),
-// so a reader's memory does not depend on the length of the log.
+// Segments are read whole (the writer bounds their size, and every read
+// stops after MaxSegmentBytes whatever size the bucket reports), a few
+// fetched ahead and up to ReaderOptions.DecodeWorkers decoded ahead, in
+// order, through short queues (decode.go), so a reader's memory does not
+// depend on the length of the log. A reader decodes only the fields it is
+// asked for (ReaderOptions.Fields), and NextBatch hands out its events a
+// chunk at a time without copying them.
 //
 // No segment is larger than MaxSegmentBytes (15 MiB): the Writer, Import
 // and Compact split what would be larger, so every segment is a single
