@@ -293,15 +293,6 @@ func wantArgs(c *cli.Context, min, max int) error {
 	return nil
 }
 
-// plural returns the "s" of a plural noun unless n is 1. New code says
-// human.Count(n, "noun") instead.
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
-}
-
 // runMain runs the app on args (args[0] is the program name) with the
 // given standard streams and returns the exit code. It is main without
 // os.Exit, so tests run the app in process. Every error is printed as one

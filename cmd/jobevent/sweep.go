@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/jobevent/jobevent/internal/human"
 	"github.com/jobevent/jobevent/internal/report"
 	"github.com/jobevent/jobevent/pkg/format"
 	"github.com/jobevent/jobevent/pkg/replay"
@@ -66,7 +67,7 @@ func printSweep(w io.Writer, job string, points []replay.SweepPoint, cap int) er
 	if len(points) > 1 && points[1].Seq-points[0].Seq > 1 {
 		every = fmt.Sprintf("every %d events, capped at --points %d", points[1].Seq-points[0].Seq, cap)
 	}
-	fmt.Fprintf(w, "job %s: exposure sweep, %d point%s (%s)\n", job, len(points), plural(len(points)), every)
+	fmt.Fprintf(w, "job %s: exposure sweep, %s (%s)\n", job, human.Count(len(points), "point"), every)
 	if len(points) == 0 {
 		return nil
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/jobevent/jobevent/internal/human"
 	"github.com/jobevent/jobevent/internal/report"
 )
 
@@ -97,8 +98,9 @@ func runTimeline(c *cli.Context) error {
 	if c.String("format") == "json" {
 		return writeJSON(c.App.Writer, sum)
 	}
-	fmt.Fprintf(c.App.Writer, "wrote %s: job %s, %d attempts in %d lanes, %d epoch%s, %d subtask%s rerun by failovers, %d exposure points\n",
-		joinFiles(sum.Files), sum.Job, sum.Attempts, sum.Lanes, sum.Epochs, plural(sum.Epochs), sum.Reran, plural(sum.Reran), sum.Points)
+	fmt.Fprintf(c.App.Writer, "wrote %s: job %s, %s in %s, %s, %s rerun by failovers, %s\n",
+		joinFiles(sum.Files), sum.Job, human.Count(sum.Attempts, "attempt"), human.Count(sum.Lanes, "lane"),
+		human.Count(sum.Epochs, "epoch"), human.Count(sum.Reran, "subtask"), human.Count(sum.Points, "exposure point"))
 	return nil
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/jobevent/jobevent/internal/human"
 	"github.com/jobevent/jobevent/internal/progress"
 	"github.com/jobevent/jobevent/pkg/format"
 	"github.com/jobevent/jobevent/pkg/replay"
@@ -91,7 +92,7 @@ func runValidate(c *cli.Context) error {
 	}
 	errs, warns := countFindings(all)
 	if errs > 0 || (c.Bool("strict") && warns > 0) {
-		return findings("validate: %d error%s, %d warning%s", errs, plural(errs), warns, plural(warns))
+		return findings("validate: %s, %s", human.Count(errs, "error"), human.Count(warns, "warning"))
 	}
 	return nil
 }
@@ -131,7 +132,7 @@ func printFindings(c *cli.Context, fs []logFinding) error {
 		return nil
 	}
 	if len(fs) == 0 {
-		fmt.Fprintf(w, "%d log%s: no findings\n", c.NArg(), plural(c.NArg()))
+		fmt.Fprintf(w, "%s: no findings\n", human.Count(c.NArg(), "log"))
 		return nil
 	}
 	t := newTable(w, "log", "severity", "seq", "key", "rule", "message")
