@@ -61,11 +61,13 @@
 //	               "reasons": ["partition_lost"]}],
 //	 "summary": {"keep": 1, "rerun": 1, "run": 0}}
 //
-// PlanRecovery(s, A, opts) is what a recovering master and the dry run
-// both call: Plan, unless PlanOptions name a full restart (recovery
-// switched off in the job's settings, reason recovery_disabled; a log that
-// cannot be replayed, log_unreadable) or the log already ends the job
-// (RecoveryPlan.Ended: nothing runs).
+// PlanRecovery(s, A, opts) is what a recovering master calls: Plan,
+// unless PlanOptions name a full restart (recovery switched off in the
+// job's settings, reason recovery_disabled; a log that cannot be replayed,
+// log_unreadable) or the log already ends the job (RecoveryPlan.Ended:
+// nothing runs). The dry run calls PlanDryRun(s, o, opts), the same plan
+// for the A that the AvailabilityOptions o describe, from the same
+// planner, without building A where it cannot change the plan.
 //
 // A recovering master logs RecoveryPlan.Resets as one subtasks_reset
 // (reason "recovery") right after its master_started, goes on with
