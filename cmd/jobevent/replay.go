@@ -113,7 +113,7 @@ func runReplay(c *cli.Context) error {
 		return err
 	}
 	if bs, ok := src.(*blobSource); ok {
-		bs.Reader.Project(replay.FoldFields) // the plan reads no times
+		bs.Reader.Project(replay.PlanFields) // the columns the plan depends on
 	}
 	st, err := replay.Fold(src, at)
 	printNotices(c.App.ErrWriter, src.Notices())

@@ -171,3 +171,38 @@ func TestAvailabilityOptions_UnmatchedWorkers(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanFields: a state folded from events projected on PlanFields
+// plans as the state of the whole events does, for every kind of what-if
+// option, both profiles and every plan option.
+func TestPlanFields(t *testing.T) {
+	for seed := int64(1); seed <= 40; seed++ {
+		o := randomOptions(seed)
+		if seed%10 == 0 {
+			o = loggen.BenchOptions(seed, 400, 3000)
+		}
+		events := generate(t, o)
+		projected := make([]format.Event, len(events))
+		for k := range events {
+			projected[k] = events[k].Project(replay.PlanFields)
+		}
+		rng := rand.New(rand.NewSource(seed))
+		for _, profile := range []replay.Profile{replay.ProfileJobevent, replay.ProfileFlink} {
+			full, proj := fold(t, events), fold(t, projected)
+			full.SetProfile(profile)
+			proj.SetProfile(profile)
+			for _, ao := range dryRunOptions(rng, full) {
+				for _, po := range []replay.PlanOptions{{}, {RecoveryDisabled: true}, {LogUnreadable: true}} {
+					want, werr := replay.PlanDryRun(full, ao, po)
+					got, err := replay.PlanDryRun(proj, ao, po)
+					if (err == nil) != (werr == nil) {
+						t.Fatalf("seed %d %v %+v: error %v, want %v", seed, profile, ao, err, werr)
+					}
+					if err == nil && (!reflect.DeepEqual(got, want) || !reflect.DeepEqual(got.Kept(), want.Kept())) {
+						t.Fatalf("seed %d %v %+v %+v: the plan of the projected log differs", seed, profile, ao, po)
+					}
+				}
+			}
+		}
+	}
+}

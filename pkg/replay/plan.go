@@ -46,6 +46,16 @@ func plan(s *State, avail partitionSet) *RecoveryPlan {
 	return p.result()
 }
 
+// PlanFields are the event fields that the plans of Plan, PlanRecovery
+// and PlanDryRun depend on: a State folded from events that hold only
+// these (a source projected on them, blob.ReaderOptions.Fields) plans the
+// same, kept subtasks and resets included, though its finished entries
+// lack their input metrics (State.Finished). They are FoldFields without
+// the input records and bytes, the error messages, the coordinators'
+// states and the master's address.
+const PlanFields = FoldFields &^ (format.FieldRecordsIn | format.FieldBytesIn | format.FieldError |
+	format.FieldCoordinators | format.FieldMaster)
+
 // planner holds the dense working arrays of one Plan call. Its methods
 // replay, trim, coordinators, partitions and result are the five steps of
 // the rule, in order; each leaves its outcome in flags and the per-vertex
