@@ -43,6 +43,13 @@ func decodeWorkers(opts ReaderOptions) int {
 	return min(runtime.GOMAXPROCS(0), maxDecodeWorkers)
 }
 
+// inlineDecode reports whether a reader with opts decodes in its own
+// goroutine: when told to, or by default with a single processor, where
+// workers would only add their hand-offs.
+func inlineDecode(opts ReaderOptions) bool {
+	return opts.inline || opts.DecodeWorkers < 0 || (opts.DecodeWorkers == 0 && runtime.GOMAXPROCS(0) == 1)
+}
+
 // projection returns the fields a reader with opts decodes: those asked
 // for, and the seq and epoch that the reader rules check.
 func projection(opts ReaderOptions) format.Fields {

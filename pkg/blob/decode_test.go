@@ -23,7 +23,7 @@ import (
 // same order: a trace of what a caller sees.
 
 // generated returns the events of a loggen log.
-func generated(t *testing.T, o loggen.Options) []format.Event {
+func generated(t testing.TB, o loggen.Options) []format.Event {
 	t.Helper()
 	g := loggen.Job(o)
 	var events []format.Event

@@ -51,7 +51,9 @@ type ReaderOptions struct {
 	// and epoch are always decoded: the reader rules check them.
 	Fields format.Fields
 	// DecodeWorkers is how many segments are decoded at a time, ahead of
-	// the one being read; 0 means GOMAXPROCS, at most 4 (decode.go).
+	// the one being read; 0 means GOMAXPROCS, at most 4 (decode.go), and
+	// a negative number decodes in the reader's goroutine, as a reader
+	// with GOMAXPROCS 1 does by default.
 	DecodeWorkers int
 
 	inline bool // decode in the reader's goroutine (tests: the reference)
@@ -160,7 +162,7 @@ func (l *Log) NewReader(ctx context.Context, opts ReaderOptions) (*Reader, error
 		noticed:     make(map[string]bool),
 		torn:        make(map[int32]string),
 		fields:      projection(opts),
-		inline:      opts.inline,
+		inline:      inlineDecode(opts),
 	}
 	if r.inline {
 		r.buf = make([]format.Event, readBatch)
