@@ -18,7 +18,7 @@ import (
 // decodeQueue+1 chunks each), never by the log or the segment size.
 const (
 	// chunkEvents is how many events a chunk holds.
-	chunkEvents = 1024
+	chunkEvents = 256
 	// decodeQueue is how many decoded chunks of one segment wait for the
 	// reader.
 	decodeQueue = 8
