@@ -103,12 +103,13 @@ func (r *Reader) decodeAhead(ctx context.Context, f *fetch, prev <-chan struct{}
 	for {
 		c := r.getChunk()
 		c.n, c.err = f.sr.Read(c.ev)
+		last := c.err != nil // c is the reader's once sent
 		select {
 		case f.chunks <- c:
 		case <-ctx.Done():
 			return
 		}
-		if c.err != nil {
+		if last {
 			return
 		}
 	}
