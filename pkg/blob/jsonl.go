@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 
+	"github.com/jobevent/jobevent/internal/human"
 	"github.com/jobevent/jobevent/pkg/format"
 )
 
@@ -158,12 +159,8 @@ func (r *JSONLReader) endRun() {
 		return
 	}
 	n := r.run.Notice
-	rows := "rows"
-	if n.Count == 1 {
-		rows = "row"
-	}
-	n.Message = fmt.Sprintf("%d %s of fenced epoch %d from seq %d (epoch %d starts at seq %d); filtered",
-		n.Count, rows, n.Epoch, n.Seq, r.run.fence.epoch, r.run.fence.seq)
+	n.Message = fmt.Sprintf("%s of fenced epoch %d from seq %d (epoch %d starts at seq %d); filtered",
+		human.Count(n.Count, "row"), n.Epoch, n.Seq, r.run.fence.epoch, r.run.fence.seq)
 	r.notices = append(r.notices, n)
 	r.run = nil
 }

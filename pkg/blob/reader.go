@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jobevent/jobevent/internal/human"
 	"github.com/jobevent/jobevent/pkg/format"
 )
 
@@ -361,7 +362,7 @@ func (r *Reader) replan() (int, error) {
 		// continue from the new epoch.
 		n := r.last - f.seq + 1
 		r.notice(format.Notice{Kind: format.NoticeFenced, Key: r.key, Epoch: r.lastEpoch, Seq: f.seq, Count: n,
-			Message: fmt.Sprintf("%d rows of epoch %d already returned were fenced later by a newer epoch starting at seq %d", n, r.lastEpoch, f.seq)})
+			Message: fmt.Sprintf("%s of epoch %d, already returned, fenced later by a newer epoch starting at seq %d", human.Count(n, "row"), r.lastEpoch, f.seq)})
 		r.last, r.skipThrough = f.seq-1, f.seq-1
 	}
 	r.items, r.pos = r.selectItems(plan.items), 0
@@ -611,6 +612,6 @@ func (r *Reader) finishSegment() {
 	c.release(r)
 	if c.fenced > 0 {
 		r.notice(format.Notice{Kind: format.NoticeFenced, Key: c.item.Key, Epoch: c.item.Epoch, Seq: c.item.fence.seq, Count: c.fenced,
-			Message: fmt.Sprintf("%d rows of fenced epoch %d (a newer epoch starts at seq %d); filtered", c.fenced, c.item.Epoch, c.item.fence.seq)})
+			Message: fmt.Sprintf("%s of fenced epoch %d (a newer epoch starts at seq %d); filtered", human.Count(c.fenced, "row"), c.item.Epoch, c.item.fence.seq)})
 	}
 }
