@@ -20,6 +20,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jobevent/jobevent/internal/cputime"
 	"github.com/jobevent/jobevent/internal/loggen"
 	"github.com/jobevent/jobevent/pkg/blob"
 	"github.com/jobevent/jobevent/pkg/format"
@@ -193,9 +194,9 @@ func row(name string, size int64, n int, d span) {
 type span struct{ wall, cpu time.Duration }
 
 func timeIt(f func() error) (span, error) {
-	start, cpu0 := time.Now(), processCPU()
+	start, cpu0 := time.Now(), cputime.Process()
 	err := f()
-	return span{time.Since(start), processCPU() - cpu0}, err
+	return span{time.Since(start), cputime.Process() - cpu0}, err
 }
 
 func generate(o loggen.Options) ([]format.Event, error) {

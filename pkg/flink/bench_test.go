@@ -9,6 +9,8 @@ import (
 	"runtime"
 	"testing"
 	"time"
+
+	"github.com/jobevent/jobevent/internal/cputime"
 )
 
 // benchRecords is the size of the benchmarks' logs.
@@ -69,13 +71,13 @@ func benchReader(b *testing.B, unit []byte, per int) {
 	records := fsys.times * per
 	b.SetBytes(int64(len(unit) * fsys.times))
 	b.ResetTimer()
-	cpu := cpuTime()
+	cpu := cputime.Process()
 	for range b.N {
 		if n, _, _ := readLog(b, fsys, false); n != records {
 			b.Fatalf("read %d records, want %d", n, records)
 		}
 	}
-	reportRate(b, records*b.N, cpuTime()-cpu)
+	reportRate(b, records*b.N, cputime.Process()-cpu)
 }
 
 // reportRate reports records per second of the benchmark's time and, where
@@ -210,13 +212,13 @@ func BenchmarkDecodePayload(b *testing.B) {
 		f    *fastDecoder
 	}{{"typed", new(fastDecoder)}, {"generic", nil}} {
 		b.Run(way.name, func(b *testing.B) {
-			cpu := cpuTime()
+			cpu := cputime.Process()
 			for i := range b.N {
 				if _, err := decodePayload(TypeVertexFinished, payloads[i%len(payloads)], way.f); err != nil {
 					b.Fatal(err)
 				}
 			}
-			reportRate(b, b.N, cpuTime()-cpu)
+			reportRate(b, b.N, cputime.Process()-cpu)
 		})
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"io"
 	"testing"
+
+	"github.com/jobevent/jobevent/internal/cputime"
 )
 
 const benchEvents = 100_000
@@ -12,11 +14,11 @@ const benchEvents = 100_000
 // benchmark loop; it starts measuring when called and reports when the
 // returned function is called.
 func throughput(b *testing.B) func(events int) {
-	cpu0 := processCPU()
+	cpu0 := cputime.Process()
 	return func(events int) {
 		total := float64(events) * float64(b.N)
 		b.ReportMetric(total/b.Elapsed().Seconds(), "events/s")
-		if cpu := processCPU() - cpu0; cpu > 0 {
+		if cpu := cputime.Process() - cpu0; cpu > 0 {
 			b.ReportMetric(total/cpu.Seconds(), "events/cpu-s")
 		}
 	}
