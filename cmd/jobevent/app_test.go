@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/jobevent/jobevent/internal/testenv"
 	"github.com/jobevent/jobevent/pkg/format"
 )
 
@@ -219,7 +219,7 @@ func TestRunApp_RecoversPanics(t *testing.T) {
 		Name:   "boom",
 		Action: func(*cli.Context) error { var m map[string]int; m["x"]++; return nil },
 	})
-	code := runApp(context.Background(), app, []string{"jobevent", "boom"})
+	code := runApp(testenv.Context(t), app, []string{"jobevent", "boom"})
 	r := result{code: code, stdout: out.String(), stderr: errb.String()}
 	r.wantCode(t, 2)
 	if !strings.HasPrefix(r.stderr, "jobevent: internal error: ") || strings.Count(r.stderr, "\n") != 1 {

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/jobevent/jobevent/internal/golden"
+	"github.com/jobevent/jobevent/internal/testenv"
 )
 
 // Paths of the shared test data, relative to this package.
@@ -40,7 +41,7 @@ var memBuckets atomic.Int64
 // returns the exit code and the output.
 func runCLI(t *testing.T, args ...string) result {
 	t.Helper()
-	return runCLIWith(t, context.Background(), "", args...)
+	return runCLIWith(t, testenv.Context(t), "", args...)
 }
 
 // runCLIWith runs the app with a context (cancel it to interrupt) and the
@@ -59,7 +60,7 @@ func runCLIChanged(t *testing.T, change func(*application), args ...string) resu
 	var out, errb bytes.Buffer
 	a := newApplication(strings.NewReader(""), &out, &errb)
 	change(a)
-	code := a.run(context.Background(), append([]string{"jobevent"}, args...))
+	code := a.run(testenv.Context(t), append([]string{"jobevent"}, args...))
 	return result{code: code, stdout: out.String(), stderr: errb.String()}
 }
 

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/jobevent/jobevent/internal/blobtest"
+	"github.com/jobevent/jobevent/internal/testenv"
 	"github.com/jobevent/jobevent/pkg/blob"
 	"github.com/jobevent/jobevent/pkg/format"
 )
@@ -20,7 +21,7 @@ import (
 // master with a small write buffer would, and claims the epochs.
 func segmentedLog(t *testing.T, url, name string, per int) {
 	t.Helper()
-	ctx := context.Background()
+	ctx := testenv.Context(t)
 	f, err := os.Open(logPath(name))
 	if err != nil {
 		t.Fatal(err)

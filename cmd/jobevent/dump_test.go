@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jobevent/jobevent/internal/testenv"
 	"github.com/jobevent/jobevent/internal/testlog"
 	"github.com/jobevent/jobevent/pkg/blob"
 	"github.com/jobevent/jobevent/pkg/format"
@@ -21,7 +22,7 @@ func readEvents(t *testing.T, name string) []format.Event { return testlog.Read(
 // range [from, to) of events, and returns the keys of the segments.
 func writeSegments(t *testing.T, url string, events []format.Event, bounds ...int) []string {
 	t.Helper()
-	ctx := context.Background()
+	ctx := testenv.Context(t)
 	log, err := blob.Create(ctx, url)
 	if err != nil {
 		t.Fatal(err)

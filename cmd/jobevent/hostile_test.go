@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/jobevent/jobevent/internal/testenv"
 )
 
 // TestRun_HostileSpec: a spec of 100,000 nested brackets (its parse would
@@ -41,7 +43,7 @@ func TestCLI_SilentInputsRefused(t *testing.T) {
 	os.WriteFile(empty, nil, 0o644)
 	out := filepath.Join(dir, "out")
 	runCLI(t, "import", empty, out).wantOneLineError(t, 2, "empty.jsonl holds no events")
-	runCLIWith(t, context.Background(), "\n\n", "import", "-", out).wantOneLineError(t, 2, "stdin holds no events")
+	runCLIWith(t, testenv.Context(t), "\n\n", "import", "-", out).wantOneLineError(t, 2, "stdin holds no events")
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Fatalf("stat %s: %v, want nothing created", out, err)
 	}

@@ -1,9 +1,11 @@
 package testenv
 
 import (
+	"context"
 	"os"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestNeed_Found(t *testing.T) {
@@ -37,5 +39,23 @@ func TestNeed_Missing(t *testing.T) {
 func TestPackagePath(t *testing.T) {
 	if got := packagePath(); !strings.HasSuffix(got, "/internal/testenv") {
 		t.Fatalf("packagePath = %q, want the import path of this package", got)
+	}
+}
+
+// TestContext: the context ends with the test, and carries its deadline.
+func TestContext(t *testing.T) {
+	var ctx context.Context
+	t.Run("inner", func(t *testing.T) {
+		ctx = Context(t)
+		d, ok := ctx.Deadline()
+		if !ok || time.Until(d) > Deadline || time.Until(d) < Deadline-time.Minute {
+			t.Fatalf("deadline = %v, %v; want about %v from now", d, ok, Deadline)
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("ended early: %v", ctx.Err())
+		}
+	})
+	if ctx.Err() == nil {
+		t.Fatal("the context outlived its test")
 	}
 }

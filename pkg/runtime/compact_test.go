@@ -1,17 +1,17 @@
 package runtime
 
 import (
-	"context"
 	"path/filepath"
 	"testing"
 
+	"github.com/jobevent/jobevent/internal/testenv"
 	"github.com/jobevent/jobevent/pkg/blob"
 )
 
 // TestRun_CompactOnFinish: a finished job's log is compacted to one
 // segment per epoch and reads exactly as it did before compaction.
 func TestRun_CompactOnFinish(t *testing.T) {
-	ctx := context.Background()
+	ctx := testenv.Context(t)
 	run := func(compact bool) (string, []blob.SegmentInfo) {
 		dir := jobDir(t)
 		url := "file://" + filepath.ToSlash(filepath.Join(dir, "log"))

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/jobevent/jobevent/internal/testenv"
 )
 
 // lockedBuffer collects a process's stderr for a test to wait on.
@@ -65,7 +67,7 @@ func TestDialable(t *testing.T) {
 func TestWorker_EmbeddedMaster(t *testing.T) {
 	dir := jobDir(t)
 	url := "file://" + filepath.Join(dir, "jobevents") + "?prefix=wordcount/"
-	_, err := Run(context.Background(), fastJob(t, "wordcount.yaml"), Options{Dir: dir, Events: url, CrashAfterSeq: 12})
+	_, err := Run(testenv.Context(t), fastJob(t, "wordcount.yaml"), Options{Dir: dir, Events: url, CrashAfterSeq: 12})
 	var crash *CrashError
 	if !errors.As(err, &crash) {
 		t.Fatalf("embedded run = %v, want its crash", err)

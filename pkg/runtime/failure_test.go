@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jobevent/jobevent/internal/testenv"
 	"github.com/jobevent/jobevent/pkg/blob"
 	"github.com/jobevent/jobevent/pkg/format"
 )
@@ -155,7 +156,7 @@ func TestRun_RestartStrategy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sum, err := Run(context.Background(), spec, Options{Dir: dir, Seeded: true, Seed: 1})
+	sum, err := Run(testenv.Context(t), spec, Options{Dir: dir, Seeded: true, Seed: 1})
 	if err != nil {
 		t.Fatalf("run: %v", err)
 	}
@@ -196,7 +197,7 @@ func TestRun_RestartLimitFailsJob(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sum, err := Run(context.Background(), spec, Options{Dir: dir, Seeded: true, Seed: 1})
+	sum, err := Run(testenv.Context(t), spec, Options{Dir: dir, Seeded: true, Seed: 1})
 	var jerr *JobError
 	if !errors.As(err, &jerr) || jerr.Status != format.StatusFailed {
 		t.Fatalf("err = %v, want a failed job", err)
@@ -240,7 +241,7 @@ func TestRun_Cancel(t *testing.T) {
 	var sum *Summary
 	go func() {
 		var err error
-		sum, err = Run(context.Background(), spec, Options{Dir: dir, Cancel: cancel})
+		sum, err = Run(testenv.Context(t), spec, Options{Dir: dir, Cancel: cancel})
 		done <- err
 	}()
 	<-entered
@@ -279,11 +280,11 @@ edges:
 	url := "file://" + filepath.Join(dir, "log")
 	done := make(chan error, 1)
 	go func() {
-		_, err := Run(context.Background(), spec, Options{Dir: dir, Events: url})
+		_, err := Run(testenv.Context(t), spec, Options{Dir: dir, Events: url})
 		done <- err
 	}()
 	<-entered
-	ctx := context.Background()
+	ctx := testenv.Context(t)
 	l, err := blob.Open(ctx, url)
 	if err != nil {
 		t.Fatal(err)
@@ -329,7 +330,7 @@ func TestRun_CancelAtStart(t *testing.T) {
 	for i := 0; i < 20; i++ {
 		dir := t.TempDir()
 		url := "file://" + filepath.Join(dir, "log")
-		ctx := context.Background()
+		ctx := testenv.Context(t)
 		l, err := blob.Create(ctx, url)
 		if err != nil {
 			t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jobevent/jobevent/internal/testenv"
 	"github.com/jobevent/jobevent/pkg/format"
 	"github.com/jobevent/jobevent/pkg/replay"
 )
@@ -265,7 +266,7 @@ func TestFencing_CommitAfterANewerClaim(t *testing.T) {
 func TestRecovery_CommittedJobWithTornEnd(t *testing.T) {
 	dir := jobDir(t)
 	want, _ := func() (map[string]string, error) {
-		sum, err := Run(context.Background(), loadJob(t, "shuffle.yaml"), Options{Dir: dir, Seeded: true, Seed: 5})
+		sum, err := Run(testenv.Context(t), loadJob(t, "shuffle.yaml"), Options{Dir: dir, Seeded: true, Seed: 5})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -284,7 +285,7 @@ func TestRecovery_CommittedJobWithTornEnd(t *testing.T) {
 	if err := os.Truncate(last, fi.Size()/2); err != nil {
 		t.Fatal(err)
 	}
-	sum, err := Run(context.Background(), loadJob(t, "shuffle.yaml"), Options{Dir: dir, Seeded: true, Seed: 5, Resume: true})
+	sum, err := Run(testenv.Context(t), loadJob(t, "shuffle.yaml"), Options{Dir: dir, Seeded: true, Seed: 5, Resume: true})
 	if err != nil || sum.Status != format.StatusFinished {
 		t.Fatalf("resume of the torn log: %+v, %v; want finished", sum, err)
 	}

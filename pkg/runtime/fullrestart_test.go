@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"context"
 	"errors"
 	"net/url"
 	"os"
@@ -10,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jobevent/jobevent/internal/testenv"
 	"github.com/jobevent/jobevent/pkg/blob"
 )
 
@@ -20,12 +20,12 @@ func TestRecovery_FullRestart(t *testing.T) {
 	want, _ := cleanRun(t, "wordcount.yaml", 9)
 	dir := jobDir(t)
 	opts := Options{Dir: dir, Seeded: true, Seed: 9, CrashAfterSeq: 25}
-	sum, err := Run(context.Background(), loadJob(t, "wordcount.yaml"), opts)
+	sum, err := Run(testenv.Context(t), loadJob(t, "wordcount.yaml"), opts)
 	var crash *CrashError
 	if !errors.As(err, &crash) {
 		t.Fatalf("crash run: %v", err)
 	}
-	ctx := context.Background()
+	ctx := testenv.Context(t)
 	l, err := blob.Open(ctx, sum.Log)
 	if err != nil {
 		t.Fatal(err)
@@ -47,7 +47,7 @@ func TestRecovery_FullRestart(t *testing.T) {
 	}
 	var stderr strings.Builder
 	opts.CrashAfterSeq, opts.Resume, opts.Stderr = 0, true, &stderr
-	sum, err = Run(context.Background(), loadJob(t, "wordcount.yaml"), opts)
+	sum, err = Run(testenv.Context(t), loadJob(t, "wordcount.yaml"), opts)
 	if err != nil {
 		t.Fatalf("resume: %v", err)
 	}
@@ -72,11 +72,11 @@ func TestRecovery_Disabled(t *testing.T) {
 	dir := jobDir(t)
 	off := func(s *Settings) { s.RecoveryEnabled = false }
 	opts := Options{Dir: dir, Seeded: true, Seed: 2, CrashAfterSeq: 30, Settings: off}
-	if _, err := Run(context.Background(), loadJob(t, "flink-failover.yaml"), opts); err == nil {
+	if _, err := Run(testenv.Context(t), loadJob(t, "flink-failover.yaml"), opts); err == nil {
 		t.Fatal("no crash")
 	}
 	opts.CrashAfterSeq, opts.Resume = 0, true
-	sum, err := Run(context.Background(), loadJob(t, "flink-failover.yaml"), opts)
+	sum, err := Run(testenv.Context(t), loadJob(t, "flink-failover.yaml"), opts)
 	if err != nil {
 		t.Fatal(err)
 	}

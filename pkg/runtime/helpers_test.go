@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"io"
 	"os"
@@ -12,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jobevent/jobevent/internal/testenv"
 	"github.com/jobevent/jobevent/pkg/blob"
 	"github.com/jobevent/jobevent/pkg/format"
 )
@@ -97,7 +97,7 @@ func readOutput(t testing.TB, dir, job string) map[string]string {
 // readLog returns every event of the log at url.
 func readLog(t testing.TB, url string) []format.Event {
 	t.Helper()
-	ctx := context.Background()
+	ctx := testenv.Context(t)
 	l, err := blob.Open(ctx, url)
 	if err != nil {
 		t.Fatal(err)
@@ -125,7 +125,7 @@ func readLog(t testing.TB, url string) []format.Event {
 // as empty.
 func readLogMaybe(t testing.TB, url string) []format.Event {
 	t.Helper()
-	ctx := context.Background()
+	ctx := testenv.Context(t)
 	l, err := blob.Open(ctx, url)
 	if errors.Is(err, blob.ErrNoLog) {
 		return nil

@@ -2,12 +2,12 @@ package runtime
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/jobevent/jobevent/internal/testenv"
 	"github.com/jobevent/jobevent/pkg/format"
 )
 
@@ -71,7 +71,7 @@ func TestRun_SnapshotsOnlyChangedCoordinators(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sum, err := Run(context.Background(), spec, Options{Dir: t.TempDir(), Seeded: true, Seed: 3})
+	sum, err := Run(testenv.Context(t), spec, Options{Dir: t.TempDir(), Seeded: true, Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,13 +1,13 @@
 package runtime
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"reflect"
 	"sort"
 	"testing"
 
+	"github.com/jobevent/jobevent/internal/testenv"
 	"github.com/jobevent/jobevent/pkg/format"
 	"github.com/jobevent/jobevent/pkg/replay"
 )
@@ -66,7 +66,7 @@ func TestRecovery_PartitionNotFoundAfterRecovery(t *testing.T) {
 			at, j := crashPoint(t, clean, c.consumer, c.consumer)
 			dir := jobDir(t)
 			opts := Options{Dir: dir, Seeded: true, Seed: 3, CrashAfterSeq: at}
-			_, err := Run(context.Background(), loadJob(t, c.job), opts)
+			_, err := Run(testenv.Context(t), loadJob(t, c.job), opts)
 			var crash *CrashError
 			if !errors.As(err, &crash) {
 				t.Fatalf("crash run: %v", err)
@@ -75,7 +75,7 @@ func TestRecovery_PartitionNotFoundAfterRecovery(t *testing.T) {
 			opts.CrashAfterSeq, opts.Resume = 0, true
 			opts.onNet = func(n *localNet) { n.Lose(lostID) }
 			opts.Settings = func(s *Settings) { s.RestartDelay = 0 }
-			sum, err := Run(context.Background(), loadJob(t, c.job), opts)
+			sum, err := Run(testenv.Context(t), loadJob(t, c.job), opts)
 			if err != nil {
 				t.Fatalf("resume: %v", err)
 			}
@@ -112,7 +112,7 @@ func TestRecovery_NoBatchSnapshotUnfinished(t *testing.T) {
 	at, _ := crashPoint(t, clean, "source", "source")
 	dir := jobDir(t)
 	opts := Options{Dir: dir, Seeded: true, Seed: 5, CrashAfterSeq: at}
-	sum, err := Run(context.Background(), loadJob(t, "legacy-source.yaml"), opts)
+	sum, err := Run(testenv.Context(t), loadJob(t, "legacy-source.yaml"), opts)
 	var crash *CrashError
 	if !errors.As(err, &crash) {
 		t.Fatalf("crash run: %v", err)
@@ -130,7 +130,7 @@ func TestRecovery_NoBatchSnapshotUnfinished(t *testing.T) {
 		}
 	}
 	opts.CrashAfterSeq, opts.Resume = 0, true
-	sum, err = Run(context.Background(), loadJob(t, "legacy-source.yaml"), opts)
+	sum, err = Run(testenv.Context(t), loadJob(t, "legacy-source.yaml"), opts)
 	if err != nil {
 		t.Fatal(err)
 	}

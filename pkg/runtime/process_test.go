@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/jobevent/jobevent/internal/testenv"
 )
 
 // fastSettings shortens the heartbeats and timeouts of a testdata job.
@@ -246,7 +248,7 @@ func TestProcess_Token(t *testing.T) {
 func TestWorker_SeesJobEndInLog(t *testing.T) {
 	dir := jobDir(t)
 	url := "file://" + filepath.Join(dir, "jobevents") + "?prefix=wordcount/"
-	if _, err := Run(context.Background(), loadJob(t, "wordcount.yaml"), Options{Dir: dir, Events: url}); err != nil {
+	if _, err := Run(testenv.Context(t), loadJob(t, "wordcount.yaml"), Options{Dir: dir, Events: url}); err != nil {
 		t.Fatal(err)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

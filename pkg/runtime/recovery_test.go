@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"reflect"
@@ -9,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jobevent/jobevent/internal/testenv"
 	"github.com/jobevent/jobevent/pkg/blob"
 	"github.com/jobevent/jobevent/pkg/format"
 	"github.com/jobevent/jobevent/pkg/replay"
@@ -19,7 +19,7 @@ import (
 func cleanRun(t *testing.T, job string, seed int64) (map[string]string, []format.Event) {
 	t.Helper()
 	dir := jobDir(t)
-	sum, err := Run(context.Background(), loadJob(t, job), Options{Dir: dir, Seeded: true, Seed: seed})
+	sum, err := Run(testenv.Context(t), loadJob(t, job), Options{Dir: dir, Seeded: true, Seed: seed})
 	if err != nil {
 		t.Fatalf("clean run of %s: %v", job, err)
 	}
@@ -93,7 +93,7 @@ func crashAndResume(t *testing.T, job string, seed int64, crashes ...int64) map[
 		if n > 0 {
 			plan = planOfLog(t, url)
 		}
-		sum, err := Run(context.Background(), loadJob(t, job), opts)
+		sum, err := Run(testenv.Context(t), loadJob(t, job), opts)
 		var crash *CrashError
 		switch {
 		case k > 0 && errors.As(err, &crash):
@@ -195,16 +195,16 @@ func TestRecovery_SecondFailover(t *testing.T) {
 func TestRecovery_Zombie(t *testing.T) {
 	dir := jobDir(t)
 	opts := Options{Dir: dir, Seeded: true, Seed: 2, CrashAfterSeq: 15}
-	if _, err := Run(context.Background(), loadJob(t, "flink-failover.yaml"), opts); err == nil {
+	if _, err := Run(testenv.Context(t), loadJob(t, "flink-failover.yaml"), opts); err == nil {
 		t.Fatal("no crash")
 	}
 	opts.CrashAfterSeq, opts.Resume = 0, true
-	sum, err := Run(context.Background(), loadJob(t, "flink-failover.yaml"), opts)
+	sum, err := Run(testenv.Context(t), loadJob(t, "flink-failover.yaml"), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	before := readLog(t, sum.Log)
-	ctx := context.Background()
+	ctx := testenv.Context(t)
 	l, err := blob.Open(ctx, sum.Log)
 	if err != nil {
 		t.Fatal(err)
@@ -240,7 +240,7 @@ func TestRecovery_Zombie(t *testing.T) {
 	}
 	// A further --resume sees the job finished: the zombie changed
 	// nothing.
-	sum, err = Run(context.Background(), loadJob(t, "flink-failover.yaml"), opts)
+	sum, err = Run(testenv.Context(t), loadJob(t, "flink-failover.yaml"), opts)
 	if err != nil || !sum.AlreadyEnded {
 		t.Fatalf("resume after the zombie: %+v, %v; want already ended", sum, err)
 	}

@@ -1,20 +1,20 @@
 package runtime
 
 import (
-	"context"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/jobevent/jobevent/internal/testenv"
 	"github.com/jobevent/jobevent/pkg/format"
 )
 
 func TestRun_Wordcount(t *testing.T) {
 	dir := jobDir(t)
 	var stderr strings.Builder
-	sum, err := Run(context.Background(), loadJob(t, "wordcount.yaml"), Options{Dir: dir, Stderr: &stderr})
+	sum, err := Run(testenv.Context(t), loadJob(t, "wordcount.yaml"), Options{Dir: dir, Stderr: &stderr})
 	if err != nil {
 		t.Fatalf("run: %v\n%s", err, stderr.String())
 	}
@@ -53,7 +53,7 @@ func TestRun_Wordcount(t *testing.T) {
 func TestRun_CrashKeepsPartitions(t *testing.T) {
 	dir := jobDir(t)
 	opts := Options{Dir: dir, Seeded: true, Seed: 1, CrashAfterSeq: 20}
-	_, err := Run(context.Background(), loadJob(t, "flink-failover.yaml"), opts)
+	_, err := Run(testenv.Context(t), loadJob(t, "flink-failover.yaml"), opts)
 	var crash *CrashError
 	if !errors.As(err, &crash) {
 		t.Fatalf("err = %v, want the crash", err)
@@ -66,7 +66,7 @@ func TestRun_CrashKeepsPartitions(t *testing.T) {
 		t.Fatalf("after the crash the work dir holds %v, want the 4 partitions of numbers", files)
 	}
 	opts.CrashAfterSeq, opts.Resume = 0, true
-	sum, err := Run(context.Background(), loadJob(t, "flink-failover.yaml"), opts)
+	sum, err := Run(testenv.Context(t), loadJob(t, "flink-failover.yaml"), opts)
 	if err != nil {
 		t.Fatal(err)
 	}

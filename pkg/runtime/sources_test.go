@@ -1,13 +1,14 @@
 package runtime
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"reflect"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/jobevent/jobevent/internal/testenv"
 )
 
 type collect struct{ records []Record }
@@ -18,7 +19,7 @@ func (c *collect) Emit(r Record) error { c.records = append(c.records, r); retur
 // and returns what each subtask read.
 func readAllSplits(t *testing.T, src Source, parallelism int, dir string) [][]Record {
 	t.Helper()
-	ctx := context.Background()
+	ctx := testenv.Context(t)
 	enum, err := src.NewEnumerator(parallelism)
 	if err != nil {
 		t.Fatal(err)
@@ -125,7 +126,7 @@ func TestSplitAssigner_SnapshotRestore(t *testing.T) {
 	op, _ := newSequence(Args{"to": int64(99), "splits": int64(6)})
 	src := op.(Source)
 	enum, _ := src.NewEnumerator(2)
-	enum.Start(context.Background(), nil)
+	enum.Start(testenv.Context(t), nil)
 	first, _, _ := enum.NextSplit(0)  // split 0 → subtask 0
 	second, _, _ := enum.NextSplit(1) // split 1 → subtask 1
 	snap, err := enum.(BatchSnapshotter).Snapshot()

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jobevent/jobevent/internal/testenv"
 	"github.com/jobevent/jobevent/pkg/format"
 )
 
@@ -57,7 +58,7 @@ func TestRun_Suspend(t *testing.T) {
 	}
 	_, open := newGate("suspend")
 	open()
-	res, err := Run(context.Background(), gatedJob(t, "suspend"), Options{Dir: dir, Resume: true})
+	res, err := Run(testenv.Context(t), gatedJob(t, "suspend"), Options{Dir: dir, Resume: true})
 	if err != nil || res.Status != format.StatusFinished || !res.Recovered {
 		t.Fatalf("resume: %v, status %q, want finished in a new epoch", err, res.Status)
 	}
@@ -121,7 +122,7 @@ func TestRun_CannotStart(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			events := filepath.Join(t.TempDir(), "log")
-			_, err := Run(context.Background(), textJob(t, tc.input, tc.output), Options{Dir: dir, Events: events})
+			_, err := Run(testenv.Context(t), textJob(t, tc.input, tc.output), Options{Dir: dir, Events: events})
 			var serr *StartError
 			if !errors.As(err, &serr) || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err = %v, want a *StartError naming %s", err, tc.want)
@@ -146,7 +147,7 @@ func TestRun_FailsAfterStart(t *testing.T) {
 			dir := t.TempDir()
 			writeInput(t, dir)
 			removed := false
-			ctx := withPause(context.Background(), func(point string) {
+			ctx := withPause(testenv.Context(t), func(point string) {
 				if strings.HasPrefix(point, "upload ") && !removed {
 					removed = true
 					if err := os.RemoveAll(filepath.Join(dir, "in")); err != nil {
@@ -179,12 +180,12 @@ func TestRun_FailsAfterStart(t *testing.T) {
 func TestRun_OutputOwned(t *testing.T) {
 	dir := t.TempDir()
 	writeInput(t, dir)
-	first, err := Run(context.Background(), textJob(t, "in", "out"), Options{Dir: dir, Events: filepath.Join(dir, "log1")})
+	first, err := Run(testenv.Context(t), textJob(t, "in", "out"), Options{Dir: dir, Events: filepath.Join(dir, "log1")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	second := "file://" + filepath.Join(dir, "log2")
-	_, err = Run(context.Background(), textJob(t, "in", "out"), Options{Dir: dir, Events: second})
+	_, err = Run(testenv.Context(t), textJob(t, "in", "out"), Options{Dir: dir, Events: second})
 	var serr *StartError
 	if !errors.As(err, &serr) || !errors.Is(err, ErrOutputOwned) || !strings.Contains(err.Error(), first.Log) {
 		t.Fatalf("err = %v, want a *StartError: the output belongs to %s", err, first.Log)
@@ -192,7 +193,7 @@ func TestRun_OutputOwned(t *testing.T) {
 	if got := readLogMaybe(t, second); len(got) != 0 {
 		t.Fatalf("the refused job wrote %d events", len(got))
 	}
-	sum, err := Run(context.Background(), textJob(t, "in", "out"), Options{Dir: dir, Events: second, OverwriteOutput: true})
+	sum, err := Run(testenv.Context(t), textJob(t, "in", "out"), Options{Dir: dir, Events: second, OverwriteOutput: true})
 	if err != nil {
 		t.Fatal(err)
 	}

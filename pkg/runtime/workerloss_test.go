@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jobevent/jobevent/internal/testenv"
 	"github.com/jobevent/jobevent/pkg/format"
 )
 
@@ -141,7 +142,7 @@ func TestStillRead(t *testing.T) {
 func TestRun_UnreachableWorkerIsOneFailover(t *testing.T) {
 	want, _ := cleanRun(t, "shuffle.yaml", 1)
 	dir := jobDir(t)
-	sum, err := Run(context.Background(), loadJob(t, "shuffle.yaml"), Options{Dir: dir, Seeded: true, Seed: 1,
+	sum, err := Run(testenv.Context(t), loadJob(t, "shuffle.yaml"), Options{Dir: dir, Seeded: true, Seed: 1,
 		onNet: func(n *localNet) { n.Disconnect("w1") }})
 	if err != nil {
 		t.Fatalf("run with w1 unreachable: %v", err)

@@ -1,7 +1,6 @@
 package drill
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -10,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jobevent/jobevent/internal/testenv"
 	"github.com/jobevent/jobevent/pkg/runtime"
 )
 
@@ -47,7 +47,7 @@ func TestRun_NotDrillable(t *testing.T) {
 		{"input above the base", "../" + filepath.Base(outside), "out", "relative inputs under"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := Run(context.Background(), specWith(t, tc.input, tc.output), Options{Dir: base, TempDir: t.TempDir(), Faults: []Fault{FaultMaster}})
+			_, err := Run(testenv.Context(t), specWith(t, tc.input, tc.output), Options{Dir: base, TempDir: t.TempDir(), Faults: []Fault{FaultMaster}})
 			if !errors.Is(err, ErrNotDrillable) || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error = %v, want ErrNotDrillable saying %q", err, tc.want)
 			}
@@ -68,7 +68,7 @@ func TestRun_OwnInputs(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	res, err := Run(context.Background(), specWith(t, "in", "out"), Options{Dir: base, TempDir: t.TempDir(), At: []int64{5}, Faults: []Fault{FaultMaster, FaultWorker}})
+	res, err := Run(testenv.Context(t), specWith(t, "in", "out"), Options{Dir: base, TempDir: t.TempDir(), At: []int64{5}, Faults: []Fault{FaultMaster, FaultWorker}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,11 +1,11 @@
 package drill
 
 import (
-	"context"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/jobevent/jobevent/internal/testenv"
 	"github.com/jobevent/jobevent/pkg/runtime"
 )
 
@@ -46,7 +46,7 @@ func drillJob(t testing.TB, job string, opts Options) *Result {
 	if opts.Seed == 0 {
 		opts.Seed = 7
 	}
-	res, err := Run(context.Background(), loadJob(t, job), opts)
+	res, err := Run(testenv.Context(t), loadJob(t, job), opts)
 	if err != nil {
 		t.Fatalf("drill %s: %v", job, err)
 	}
