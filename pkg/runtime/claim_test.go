@@ -20,6 +20,7 @@ import (
 // refuses as overlapping), the losers stand down or are fenced, and a last
 // resume finds the job finished with the clean run's output.
 func TestRecovery_ConcurrentResumes(t *testing.T) {
+	t.Parallel()
 	const masters, trials = 4, 4
 	want, _ := cleanRun(t, "shuffle.yaml", 5)
 	for trial := range trials {

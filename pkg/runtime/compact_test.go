@@ -11,6 +11,7 @@ import (
 // TestRun_CompactOnFinish: a finished job's log is compacted to one
 // segment per epoch and reads exactly as it did before compaction.
 func TestRun_CompactOnFinish(t *testing.T) {
+	t.Parallel()
 	ctx := testenv.Context(t)
 	run := func(compact bool) (string, []blob.SegmentInfo) {
 		dir := jobDir(t)

@@ -50,6 +50,7 @@ func (b *lockedBuffer) waitFor(ctx context.Context, t *testing.T, want string) {
 }
 
 func TestDialable(t *testing.T) {
+	t.Parallel()
 	for addr, want := range map[string]bool{
 		"127.0.0.1:7070": true, "[::]:7070": true, "master-1:7070": true, ":7070": true,
 		"embedded": false, "": false, "host": false, "host:http": false, "host:0": false, "host:70000": false,
@@ -65,6 +66,7 @@ func TestDialable(t *testing.T) {
 // that it waits for a master that listens, and serves the one that
 // resumes the job.
 func TestWorker_EmbeddedMaster(t *testing.T) {
+	t.Parallel()
 	dir := jobDir(t)
 	url := "file://" + filepath.Join(dir, "jobevents") + "?prefix=wordcount/"
 	_, err := Run(testenv.Context(t), fastJob(t, "wordcount.yaml"), Options{Dir: dir, Events: url, CrashAfterSeq: 12})
@@ -99,6 +101,7 @@ func TestWorker_EmbeddedMaster(t *testing.T) {
 }
 
 func TestWorker_MasterNotAnAddress(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), processDeadline)
 	defer cancel()
 	err := RunWorker(ctx, WorkerOptions{Events: t.TempDir(), Dir: t.TempDir(), Master: "embedded", Token: "secret"})

@@ -151,6 +151,7 @@ func kindsOf(events []format.Event) []string {
 }
 
 func TestRun_RestartStrategy(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	spec, err := ParseSpec("failing.yaml", []byte(fmt.Sprintf(failSpec, 2)))
 	if err != nil {
@@ -192,6 +193,7 @@ func TestRun_RestartStrategy(t *testing.T) {
 }
 
 func TestRun_RestartLimitFailsJob(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	spec, err := ParseSpec("failing.yaml", []byte(fmt.Sprintf(failSpec, 3)))
 	if err != nil {
@@ -232,6 +234,7 @@ edges:
 }
 
 func TestRun_Cancel(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	spec := gatedJob(t, "cancel")
 	entered, open := newGate("cancel")
@@ -262,6 +265,7 @@ func TestRun_Cancel(t *testing.T) {
 // its next flush with a FencedError and that nothing it wrote after the
 // claim counts.
 func TestRun_Fenced(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	spec, err := ParseSpec("gate.yaml", []byte(`job: fenced
 vertices:
@@ -324,6 +328,7 @@ edges:
 // for workers), and the job must still end canceled, not in an error. The
 // job waits at a gate that never opens, so it cannot finish first.
 func TestRun_CancelAtStart(t *testing.T) {
+	t.Parallel()
 	spec := gatedJob(t, "cancel-at-start")
 	_, open := newGate("cancel-at-start")
 	defer open()

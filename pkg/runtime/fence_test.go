@@ -138,6 +138,7 @@ func checkEndedOnce(t *testing.T, dir, url string, epoch int32, want map[string]
 // (in process mode, A also tells the workers to stop: B would wait for
 // workers that are gone).
 func TestFencing_NewMasterAdoptsAFencedEnd(t *testing.T) {
+	t.Parallel()
 	want, _ := cleanRun(t, "shuffle.yaml", 5)
 	dir := jobDir(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -178,6 +179,7 @@ func TestFencing_NewMasterAdoptsAFencedEnd(t *testing.T) {
 // epoch 2 and leave the partitions alone, so that B runs exactly what it
 // planned from the log it read.
 func TestFencing_OldMasterLeavesCleanupToTheNewOne(t *testing.T) {
+	t.Parallel()
 	want, _ := cleanRun(t, "shuffle.yaml", 5)
 	dir := jobDir(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -235,6 +237,7 @@ func TestFencing_OldMasterLeavesCleanupToTheNewOne(t *testing.T) {
 // up. A's commit then finds the output committed, and A stops fenced at
 // its job_finished: the job ends once, with the right output.
 func TestFencing_CommitAfterANewerClaim(t *testing.T) {
+	t.Parallel()
 	want, _ := cleanRun(t, "shuffle.yaml", 5)
 	dir := jobDir(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -264,6 +267,7 @@ func TestFencing_CommitAfterANewerClaim(t *testing.T) {
 // resumed master keeps every subtask and commits again: finding the output
 // committed and the staging gone is success, not "staging object missing".
 func TestRecovery_CommittedJobWithTornEnd(t *testing.T) {
+	t.Parallel()
 	dir := jobDir(t)
 	want, _ := func() (map[string]string, error) {
 		sum, err := Run(testenv.Context(t), loadJob(t, "shuffle.yaml"), Options{Dir: dir, Seeded: true, Seed: 5})

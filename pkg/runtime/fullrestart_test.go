@@ -17,6 +17,7 @@ import (
 // master cannot replay it, says so loudly, reruns everything in a new
 // epoch, and leaves the log in place.
 func TestRecovery_FullRestart(t *testing.T) {
+	t.Parallel()
 	want, _ := cleanRun(t, "wordcount.yaml", 9)
 	dir := jobDir(t)
 	opts := Options{Dir: dir, Seeded: true, Seed: 9, CrashAfterSeq: 25}
@@ -68,6 +69,7 @@ func TestRecovery_FullRestart(t *testing.T) {
 // TestRecovery_Disabled: with execution.batch.job-recovery.enabled false, a
 // resumed master logs the reset of every finished subtask and reruns all.
 func TestRecovery_Disabled(t *testing.T) {
+	t.Parallel()
 	want, _ := cleanRun(t, "flink-failover.yaml", 2)
 	dir := jobDir(t)
 	off := func(s *Settings) { s.RecoveryEnabled = false }

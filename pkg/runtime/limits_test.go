@@ -25,6 +25,7 @@ settings:
 }
 
 func TestParseSpec_Limits(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, spec, want string
 	}{
@@ -56,6 +57,7 @@ func TestParseSpec_Limits(t *testing.T) {
 // coordinator at every snapshot is its state then, which is what recovery
 // restores (drills check the plans).
 func TestRun_SnapshotsOnlyChangedCoordinators(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	b.WriteString("job: many\nvertices:\n")
 	const sources = 6

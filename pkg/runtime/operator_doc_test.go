@@ -13,6 +13,7 @@ import (
 // operators (go test ./pkg/runtime -run TestOperatorReference -update
 // rewrites it).
 func TestOperatorReference(t *testing.T) {
+	t.Parallel()
 	golden.Compare(t, filepath.Join("..", "..", "docs", "operators.md"), []byte(OperatorReference()))
 }
 
@@ -20,6 +21,7 @@ func TestOperatorReference(t *testing.T) {
 // argument its documentation lists and refuses one it does not; and its
 // example parses as a vertex of a job spec.
 func TestOperatorDocs(t *testing.T) {
+	t.Parallel()
 	for _, name := range Operators() {
 		if strings.HasPrefix(name, "test_") {
 			continue // registered by this package's tests

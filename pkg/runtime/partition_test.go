@@ -7,6 +7,7 @@ import (
 )
 
 func TestPartitionStore(t *testing.T) {
+	t.Parallel()
 	store := newPartitionStore(t.TempDir(), "")
 	id := partID{Vertex: "map-a", Subtask: 3, Attempt: 1, Consumer: "count"}
 	b := newPartitionBuilder(id, 8)

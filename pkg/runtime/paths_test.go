@@ -10,6 +10,7 @@ import (
 // against the spec's directory, in the vertices and in Raw, whose other
 // text (comments, URLs, absolute paths) is kept.
 func TestSpec_ResolvePaths(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	raw := `# a comment that stays
 job: paths
@@ -67,6 +68,7 @@ edges:
 
 // TestSpec_ResolveInputs leaves the outputs relative.
 func TestSpec_ResolveInputs(t *testing.T) {
+	t.Parallel()
 	spec := textJob(t, "in", "out")
 	if err := spec.ResolveInputs("/base"); err != nil {
 		t.Fatal(err)

@@ -53,6 +53,7 @@ func resetsOf(events []format.Event, reason string) []string {
 // a fully finished no_batch_snapshot source is deferred and reruns whole
 // (docs/recovery.md, step 3).
 func TestRecovery_PartitionNotFoundAfterRecovery(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		job, source, consumer string
 		wholeSource           bool
@@ -108,6 +109,7 @@ func TestRecovery_PartitionNotFoundAfterRecovery(t *testing.T) {
 // source runs: the plan reruns all its subtasks, finished ones included,
 // and the resumed master starts exactly those.
 func TestRecovery_NoBatchSnapshotUnfinished(t *testing.T) {
+	t.Parallel()
 	want, clean := cleanRun(t, "legacy-source.yaml", 5)
 	at, _ := crashPoint(t, clean, "source", "source")
 	dir := jobDir(t)

@@ -153,6 +153,7 @@ func (w testWriter) Write(p []byte) (int, error) {
 }
 
 func TestProcess_CrashAndResume(t *testing.T) {
+	t.Parallel()
 	want, _ := cleanRun(t, "wordcount.yaml", 1)
 	dir := jobDir(t)
 	c := newProcessCluster(t, dir, "wordcount")
@@ -168,6 +169,7 @@ func TestProcess_CrashAndResume(t *testing.T) {
 }
 
 func TestProcess_Standby(t *testing.T) {
+	t.Parallel()
 	want, _ := cleanRun(t, "flink-failover.yaml", 1)
 	dir := jobDir(t)
 	c := newProcessCluster(t, dir, "flink-failover")
@@ -213,6 +215,7 @@ func TestProcess_Standby(t *testing.T) {
 }
 
 func TestProcess_Token(t *testing.T) {
+	t.Parallel()
 	core := newWorkerCore("w", newPartitionStore(t.TempDir(), ""), 1, nil, nil, nil, nil)
 	srv := http.Server{Handler: workerHandler(core, "right", nil)}
 	ln, err := listen("")
@@ -246,6 +249,7 @@ func TestProcess_Token(t *testing.T) {
 // log at its first retry and stops, long before its backoff would have it
 // look again.
 func TestWorker_SeesJobEndInLog(t *testing.T) {
+	t.Parallel()
 	dir := jobDir(t)
 	url := "file://" + filepath.Join(dir, "jobevents") + "?prefix=wordcount/"
 	if _, err := Run(testenv.Context(t), loadJob(t, "wordcount.yaml"), Options{Dir: dir, Events: url}); err != nil {

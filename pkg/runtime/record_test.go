@@ -7,6 +7,7 @@ import (
 )
 
 func TestRecord_RoundTrip(t *testing.T) {
+	t.Parallel()
 	records := []Record{
 		{},
 		{Key: Int(0), Value: Int(-1)},
@@ -34,6 +35,7 @@ func TestRecord_RoundTrip(t *testing.T) {
 }
 
 func TestValue_Compare(t *testing.T) {
+	t.Parallel()
 	ordered := []Value{{}, Int(-5), Int(3), Str(""), Str("a"), Str("b")}
 	for i := range ordered {
 		for j := range ordered {
@@ -55,6 +57,7 @@ func TestValue_Compare(t *testing.T) {
 // modulo the number of groups. Producers and consumers of any version
 // must agree on it.
 func TestKeyGroup_Format(t *testing.T) {
+	t.Parallel()
 	ref := func(key Value, groups int) int {
 		h := fnv.New64a()
 		h.Write([]byte{byte(key.kind)})

@@ -139,6 +139,7 @@ func crashAndResume(t *testing.T, job string, seed int64, crashes ...int64) map[
 // events and every third one between (start, mid-source, between
 // vertices, last event).
 func TestRecovery_CrashPoints(t *testing.T) {
+	t.Parallel()
 	for _, job := range []string{"wordcount.yaml", "flink-failover.yaml", "auto-parallelism.yaml", "legacy-source.yaml", "shuffle.yaml"} {
 		t.Run(job, func(t *testing.T) {
 			want, events := cleanRun(t, job, 7)
@@ -176,6 +177,7 @@ func subset(a, b []string) bool {
 // TestRecovery_SecondFailover crashes the recovering master too: the
 // recovery resets it logged make the second plan right.
 func TestRecovery_SecondFailover(t *testing.T) {
+	t.Parallel()
 	for _, job := range []string{"wordcount.yaml", "auto-parallelism.yaml", "legacy-source.yaml"} {
 		t.Run(job, func(t *testing.T) {
 			want, events := cleanRun(t, job, 11)
@@ -193,6 +195,7 @@ func TestRecovery_SecondFailover(t *testing.T) {
 // the next epoch was claimed (events of epoch 1 with seqs past the start
 // of epoch 2): replay ignores them, validate reports them.
 func TestRecovery_Zombie(t *testing.T) {
+	t.Parallel()
 	dir := jobDir(t)
 	opts := Options{Dir: dir, Seeded: true, Seed: 2, CrashAfterSeq: 15}
 	if _, err := Run(testenv.Context(t), loadJob(t, "flink-failover.yaml"), opts); err == nil {

@@ -14,6 +14,7 @@ import (
 // TestRefusal classifies the real errors of a worker's registration that
 // retrying cannot fix, and leaves the others to the retry loop.
 func TestRefusal(t *testing.T) {
+	t.Parallel()
 	ok := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte("{}")) })
 	plain := httptest.NewServer(withAuth("s3cret", ok))
 	defer plain.Close()
@@ -50,6 +51,7 @@ func TestRefusal(t *testing.T) {
 // TestNoWorkersWatch says once, after the timeout, that there is no
 // worker, and again only after workers came and went.
 func TestNoWorkersWatch(t *testing.T) {
+	t.Parallel()
 	t0 := time.Unix(0, 0)
 	w := noWorkersWatch{since: t0}
 	step := func(d time.Duration, workers int) string { return w.check(t0.Add(d), workers, time.Second, 2) }

@@ -12,6 +12,7 @@ import (
 // how often the master tries to upload a segment under a bucket outage
 // (here: the events directory replaced by a file) before it gives up.
 func TestRun_WriteRetryAttempts(t *testing.T) {
+	t.Parallel()
 	spec, err := ParseSpec("gate.yaml", []byte(`job: outage
 vertices:
   - {id: numbers, operator: sequence, args: {to: 9}, parallelism: 1}
@@ -62,6 +63,7 @@ settings:
 }
 
 func TestSettings_WriteRetryAttemptsBounds(t *testing.T) {
+	t.Parallel()
 	var s Settings
 	for _, bad := range []string{"0", "-1", "1001", "x"} {
 		if err := s.Set(KeyWriteRetryAttempts, bad); err == nil {

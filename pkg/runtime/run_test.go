@@ -12,6 +12,7 @@ import (
 )
 
 func TestRun_Wordcount(t *testing.T) {
+	t.Parallel()
 	dir := jobDir(t)
 	var stderr strings.Builder
 	sum, err := Run(testenv.Context(t), loadJob(t, "wordcount.yaml"), Options{Dir: dir, Stderr: &stderr})
@@ -51,6 +52,7 @@ func TestRun_Wordcount(t *testing.T) {
 // TestRun_CrashKeepsPartitions: a crash leaves the workers' partitions on
 // disk (the resumed run reads them); a finished job deletes them.
 func TestRun_CrashKeepsPartitions(t *testing.T) {
+	t.Parallel()
 	dir := jobDir(t)
 	opts := Options{Dir: dir, Seeded: true, Seed: 1, CrashAfterSeq: 20}
 	_, err := Run(testenv.Context(t), loadJob(t, "flink-failover.yaml"), opts)

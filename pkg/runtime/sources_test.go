@@ -54,6 +54,7 @@ func readAllSplits(t *testing.T, src Source, parallelism int, dir string) [][]Re
 // split sizes from one byte to more than a file, with lines of every
 // length, a missing final newline and CRLF endings.
 func TestTextSource_Splits(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	files := map[string]string{
 		"a.txt":   "one\ntwo two\n\nthree three three\nfour\n",
@@ -94,6 +95,7 @@ func TestTextSource_Splits(t *testing.T) {
 }
 
 func TestSequence_Splits(t *testing.T) {
+	t.Parallel()
 	op, err := newSequence(Args{"from": int64(-5), "to": int64(94), "splits": int64(7)})
 	if err != nil {
 		t.Fatal(err)
@@ -123,6 +125,7 @@ func TestSequence_Splits(t *testing.T) {
 // TestSplitAssigner_SnapshotRestore: a restored enumerator hands out
 // exactly the splits not assigned at the snapshot, plus those given back.
 func TestSplitAssigner_SnapshotRestore(t *testing.T) {
+	t.Parallel()
 	op, _ := newSequence(Args{"to": int64(99), "splits": int64(6)})
 	src := op.(Source)
 	enum, _ := src.NewEnumerator(2)

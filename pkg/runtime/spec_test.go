@@ -23,6 +23,7 @@ edges:
 `
 
 func TestParseSpec_Good(t *testing.T) {
+	t.Parallel()
 	s, err := ParseSpec("wc.yaml", []byte(goodSpec+`settings:
   execution.batch.job-recovery.snapshot.min-pause: 30 s
   job-event.store.write-buffer.size: 64kb
@@ -53,6 +54,7 @@ func TestParseSpec_Good(t *testing.T) {
 }
 
 func TestParseSpec_Downgrade(t *testing.T) {
+	t.Parallel()
 	s, err := ParseSpec("wc.yaml", []byte(strings.Replace(goodSpec, "parallelism: 2\n", "parallelism: 2\n    coordinator: no_batch_snapshot\n", 1)))
 	if err != nil {
 		t.Fatal(err)
@@ -63,6 +65,7 @@ func TestParseSpec_Downgrade(t *testing.T) {
 }
 
 func TestParseSpec_Errors(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ name, spec, want string }{
 		{"syntax", "job: [\n", "bad.yaml:"},
 		{"no job", "vertices: []\n", "job: missing"},
@@ -105,6 +108,7 @@ func TestParseSpec_Errors(t *testing.T) {
 }
 
 func TestParseSpec_Cycle(t *testing.T) {
+	t.Parallel()
 	spec := `job: c
 vertices:
   - {id: s, operator: sequence, args: {to: 3}, parallelism: 1}
@@ -136,6 +140,7 @@ func FuzzParseSpec(f *testing.F) {
 }
 
 func TestParseDurationAndSize(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]time.Duration{"3 min": 3 * time.Minute, "30s": 30 * time.Second, "500": 500 * time.Millisecond, "1.5 h": 90 * time.Minute, "0s": 0} {
 		if got, err := ParseDuration(in); err != nil || got != want {
 			t.Errorf("ParseDuration(%q) = %v, %v; want %v", in, got, err, want)

@@ -13,6 +13,7 @@ import (
 // (LoadSpec), naming the key, the value and a unit; the job.yaml of a log,
 // read by ParseSpec, keeps its old reading (milliseconds).
 func TestLoadSpec_UnitlessDuration(t *testing.T) {
+	t.Parallel()
 	const head = "job: u\nvertices:\n  - {id: s, operator: sequence, args: {to: 3}, parallelism: 1}\nsettings:\n"
 	tests := []struct {
 		setting, want string // want "" for a spec that loads

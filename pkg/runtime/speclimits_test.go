@@ -19,6 +19,7 @@ func hostileSpecs() map[string]string {
 }
 
 func TestParseSpec_Hostile(t *testing.T) {
+	t.Parallel()
 	for name, spec := range hostileSpecs() {
 		t.Run(name, func(t *testing.T) {
 			_, err := ParseSpec("deep.yaml", []byte(spec))
@@ -34,6 +35,7 @@ func TestParseSpec_Hostile(t *testing.T) {
 }
 
 func TestParseSpec_DepthWithinLimit(t *testing.T) {
+	t.Parallel()
 	// Nesting up to the limit is parsed: the limit refuses nothing a
 	// spec needs.
 	args := strings.Repeat("[", 50) + strings.Repeat("]", 50)

@@ -42,6 +42,7 @@ func runGated(t *testing.T, dir, gate string, opts Options, pause func(string)) 
 // nothing more (no job_finished), the log stays resumable, and a resume
 // finishes the job.
 func TestRun_Suspend(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	sum, err := runGated(t, dir, "suspend", Options{}, nil)
 	var susp *SuspendedError
@@ -67,6 +68,7 @@ func TestRun_Suspend(t *testing.T) {
 // TestRun_CancelWhileSuspending closes Cancel while the master suspends
 // (a second SIGINT): the job ends canceled.
 func TestRun_CancelWhileSuspending(t *testing.T) {
+	t.Parallel()
 	cancel := make(chan struct{})
 	pause := func(point string) {
 		if point == "suspend" {
@@ -110,6 +112,7 @@ func writeInput(t *testing.T, dir string) {
 // TestRun_CannotStart: a missing input, or an output that takes no writes,
 // is refused before anything is written.
 func TestRun_CannotStart(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeInput(t, dir)
 	file := filepath.Join(dir, "file")
@@ -142,6 +145,7 @@ func TestRun_CannotStart(t *testing.T) {
 // job_finished failed, in the embedded runtime and in a master process
 // alike.
 func TestRun_FailsAfterStart(t *testing.T) {
+	t.Parallel()
 	for _, mode := range []string{"embedded", "process"} {
 		t.Run(mode, func(t *testing.T) {
 			dir := t.TempDir()
@@ -178,6 +182,7 @@ func TestRun_FailsAfterStart(t *testing.T) {
 // when its sink would commit over the first log's output, unless
 // OverwriteOutput; the marker then names the new log.
 func TestRun_OutputOwned(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeInput(t, dir)
 	first, err := Run(testenv.Context(t), textJob(t, "in", "out"), Options{Dir: dir, Events: filepath.Join(dir, "log1")})

@@ -71,6 +71,7 @@ func testTLS(t *testing.T, dir string) TLSFiles {
 // between workers and recovery all go over TLS, and a plain HTTP request
 // to the master is refused.
 func TestProcess_TLS(t *testing.T) {
+	t.Parallel()
 	want, _ := cleanRun(t, "wordcount.yaml", 1)
 	dir := jobDir(t)
 	c := newProcessCluster(t, dir, "wordcount")
@@ -97,6 +98,7 @@ func TestProcess_TLS(t *testing.T) {
 }
 
 func TestNewPeers_BadFiles(t *testing.T) {
+	t.Parallel()
 	good := testTLS(t, t.TempDir())
 	junk := filepath.Join(t.TempDir(), "junk.pem")
 	if err := os.WriteFile(junk, []byte("not a certificate\n"), 0o600); err != nil {

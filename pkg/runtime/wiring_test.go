@@ -12,6 +12,7 @@ import (
 // every producer. Every key group of every producer's partition is read by
 // exactly one consumer subtask (of the consumers it feeds).
 func TestEdgeInputs(t *testing.T) {
+	t.Parallel()
 	for m := 1; m <= 9; m++ {
 		for n := 1; n <= 9; n++ {
 			for _, pattern := range []string{format.PatternPointwise, format.PatternAllToAll} {
@@ -55,6 +56,7 @@ func feeds(m, n, i, j int) bool {
 }
 
 func TestKeyGroupRange(t *testing.T) {
+	t.Parallel()
 	for groups := 1; groups <= 40; groups++ {
 		for parts := 1; parts <= groups; parts++ {
 			next := 0

@@ -20,6 +20,7 @@ import (
 // attempt and one found-missing partition at a time, this loss alone was
 // more failovers than the strategy allows.
 func TestProcess_WorkerLossIsOneFailover(t *testing.T) {
+	t.Parallel()
 	spec, err := ParseSpec("loss.yaml", []byte(`job: loss
 vertices:
   - {id: numbers, operator: sequence, args: {to: 99, splits: 8}, parallelism: 8}
@@ -114,6 +115,7 @@ func countFiles(t *testing.T, dir string) int {
 // TestStillRead: a lost partition needs its producer rerun only while a
 // consumer subtask that reads it has not finished.
 func TestStillRead(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		pattern string
 		sub     int32
@@ -140,6 +142,7 @@ func TestStillRead(t *testing.T) {
 // failover, instead of one failover per partition of it that a consumer
 // finds missing; the job finishes with the output of a clean run.
 func TestRun_UnreachableWorkerIsOneFailover(t *testing.T) {
+	t.Parallel()
 	want, _ := cleanRun(t, "shuffle.yaml", 1)
 	dir := jobDir(t)
 	sum, err := Run(testenv.Context(t), loadJob(t, "shuffle.yaml"), Options{Dir: dir, Seeded: true, Seed: 1,
