@@ -102,3 +102,23 @@ func TestJSONReader_Reference(t *testing.T) {
 	}
 	t.Logf("%d mutated lines compared", n)
 }
+
+// BenchmarkJSONReader_Reference is BenchmarkJSONReader with the reference
+// parser, to compare the two in one run.
+func BenchmarkJSONReader_Reference(b *testing.B) {
+	events := realisticEvents(benchEvents, 1)
+	data := encodeJSON(events)
+	b.ReportAllocs()
+	report := throughput(b)
+	for b.Loop() {
+		r := refNewJSONReader(bytes.NewReader(data))
+		for {
+			if _, err := r.Next(); err == io.EOF {
+				break
+			} else if err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	report(benchEvents)
+}

@@ -19,6 +19,16 @@ type jsonParser struct {
 	// nothing (a path is rendered only when an error is made, at once).
 	paths [8]fpath
 	depth int
+
+	// nextMember holds, for each member of a line, the member that
+	// followed it last (memberKey's guess).
+	nextMember [numMembers]field
+
+	// secText is the date and clock of the last canonical time parsed,
+	// secUnix its Unix time (when secValid).
+	secText  [19]byte
+	secUnix  int64
+	secValid bool
 }
 
 // push returns a path for f, valid until the matching pop.
@@ -105,7 +115,16 @@ func (p *jsonParser) fail(at *fpath, format string, args ...any) *SyntaxError {
 	return &SyntaxError{Field: at.String(), Err: fmt.Errorf(format, args...)}
 }
 
+// skipWS skips white space; canonical lines have none, so the first test
+// is the one that usually decides.
 func (p *jsonParser) skipWS() {
+	if p.pos < len(p.data) && p.data[p.pos] > ' ' {
+		return
+	}
+	p.skipWSSlow()
+}
+
+func (p *jsonParser) skipWSSlow() {
 	for p.pos < len(p.data) {
 		switch p.data[p.pos] {
 		case ' ', '\t', '\r', '\n':
@@ -225,66 +244,223 @@ func kindNamed(b []byte) Kind {
 }
 
 // parseEvent decodes one non-blank line. The SyntaxError it returns has no
-// line number yet.
+// line number yet. Its loop over the members is parseObject's, written out
+// so that the hot path makes no indirect calls.
 func (p *jsonParser) parseEvent(line []byte) (e Event, pr presence, serr *SyntaxError) {
 	p.data, p.pos = line, 0
 	p.skipWS()
 	if !p.at('{') {
 		return e, pr, p.fail(nil, "want object, got %s", p.got())
 	}
-	var (
-		seen    fieldSet
-		order   [numFields]field
-		nseen   int
-		hasKind bool
-	)
-	serr = p.parseObject(nil, func(key []byte) *SyntaxError {
-		switch string(key) {
-		case "seq":
-			return p.common(&pr.seq, pathSeq, func(at *fpath) (err *SyntaxError) { e.Seq, err = p.parseInt64(at); return })
-		case "time":
-			return p.common(&pr.time, pathTime, func(at *fpath) (err *SyntaxError) { e.Time, err = p.parseTime(at); return })
-		case "epoch":
-			return p.common(&pr.epoch, pathEpoch, func(at *fpath) (err *SyntaxError) { e.Epoch, err = p.parseInt32(at); return })
-		case "kind":
-			return p.common(&hasKind, pathKind, func(at *fpath) *SyntaxError {
-				b, err := p.parseStringBytes(at)
-				e.Kind = kindNamed(b)
-				return err
-			})
-		case "job":
-			return p.common(&pr.job, pathJob, func(at *fpath) (err *SyntaxError) { e.Job, err = p.parseName(at); return })
+	var st eventState
+	prev := memberStart
+	p.pos++
+	p.skipWS()
+	if p.at('}') {
+		p.pos++
+	} else {
+		for {
+			p.skipWS()
+			if !p.at('"') {
+				return e, pr, p.fail(nil, "want field name, got %s", p.got())
+			}
+			key, m, err := p.memberKey(prev)
+			if err != nil {
+				return e, pr, err
+			}
+			p.skipWS()
+			if !p.at(':') {
+				return e, pr, p.fail(nil, "want ':' after field name, got %s", p.got())
+			}
+			p.pos++
+			p.skipWS()
+			if err := p.parseMember(m, key, &e, &pr, &st); err != nil {
+				return e, pr, err
+			}
+			p.nextMember[prev], prev = m, m
+			p.skipWS()
+			if p.at(',') {
+				p.pos++
+				continue
+			}
+			if p.at('}') {
+				p.pos++
+				break
+			}
+			return e, pr, p.fail(nil, "want ',' or '}' after value, got %s", p.got())
 		}
-		f, ok := fieldNamed(key)
-		if !ok {
-			return p.fail(&fpath{name: string(key)}, "unknown field")
+	}
+	return e, pr, p.finishEvent(&e, &st)
+}
+
+// eventState is what parseEvent tracks of the members of a line.
+type eventState struct {
+	seen    fieldSet
+	order   [numFields]field
+	nseen   int
+	hasKind bool
+}
+
+// Members of a line that are not fields of a kind, numbered after them.
+const (
+	memberSeq = numFields + iota
+	memberTime
+	memberEpoch
+	memberKind
+	memberJob
+	memberUnknown
+	memberStart // before the first member, for nextMember
+	numMembers
+)
+
+// memberKey parses the name of a member of a line, after the member prev.
+// It first tries the name that followed prev on earlier lines (canonical
+// lines repeat a few orders), which needs no scan for the closing quote.
+func (p *jsonParser) memberKey(prev field) ([]byte, field, *SyntaxError) {
+	guess := p.nextMember[prev]
+	if q := quotedMembers[guess]; q != "" && len(p.data)-p.pos >= len(q) && string(p.data[p.pos:p.pos+len(q)]) == q {
+		p.pos += len(q)
+		return p.data[p.pos-len(q)+1 : p.pos-1], guess, nil
+	}
+	key, err := p.parseStringBytes(nil)
+	if err != nil {
+		return nil, 0, err
+	}
+	return key, memberNamed(key), nil
+}
+
+// quotedMembers holds the names of the members in quotes.
+var quotedMembers = func() (q [numMembers]string) {
+	for _, slot := range memberNames {
+		if slot.name != "" {
+			q[slot.id] = `"` + slot.name + `"`
 		}
+	}
+	return q
+}()
+
+// memberNames maps a hash of a member name (memberHash) to the member, so
+// that most keys are found with one comparison; a key whose slot holds
+// another name goes through memberNamedSlow.
+var memberNames = func() (t [128]struct {
+	name string
+	id   field
+}) {
+	names := map[string]field{"seq": memberSeq, "time": memberTime, "epoch": memberEpoch, "kind": memberKind, "job": memberJob}
+	for f := range numFields {
+		names[fieldNames[f]] = f
+	}
+	for name, id := range names {
+		if slot := &t[memberHash([]byte(name))]; slot.name == "" {
+			slot.name, slot.id = name, id
+		}
+	}
+	return t
+}()
+
+func memberHash(key []byte) int {
+	return (len(key)*31 + int(key[0])*7 + int(key[len(key)-1])) % 128
+}
+
+// memberNamed returns the member named key, or memberUnknown.
+func memberNamed(key []byte) field {
+	if len(key) > 0 {
+		if slot := &memberNames[memberHash(key)]; slot.name == string(key) {
+			return slot.id
+		}
+	}
+	return memberNamedSlow(key)
+}
+
+func memberNamedSlow(key []byte) field {
+	switch string(key) {
+	case "seq":
+		return memberSeq
+	case "time":
+		return memberTime
+	case "epoch":
+		return memberEpoch
+	case "kind":
+		return memberKind
+	case "job":
+		return memberJob
+	}
+	if f, ok := fieldNamed(key); ok {
+		return f
+	}
+	return memberUnknown
+}
+
+// parseMember parses the value of member f, named key, into e.
+func (p *jsonParser) parseMember(f field, key []byte, e *Event, pr *presence, st *eventState) (err *SyntaxError) {
+	switch f {
+	case memberSeq:
+		if pr.seq {
+			return p.fail(pathSeq, "duplicate field")
+		}
+		pr.seq = true
+		e.Seq, err = p.parseInt64(pathSeq)
+		return err
+	case memberTime:
+		if pr.time {
+			return p.fail(pathTime, "duplicate field")
+		}
+		pr.time = true
+		e.Time, err = p.parseTime(pathTime)
+		return err
+	case memberEpoch:
+		if pr.epoch {
+			return p.fail(pathEpoch, "duplicate field")
+		}
+		pr.epoch = true
+		e.Epoch, err = p.parseInt32(pathEpoch)
+		return err
+	case memberKind:
+		if st.hasKind {
+			return p.fail(pathKind, "duplicate field")
+		}
+		st.hasKind = true
+		b, err := p.parseStringBytes(pathKind)
+		e.Kind = kindNamed(b)
+		return err
+	case memberJob:
+		if pr.job {
+			return p.fail(pathJob, "duplicate field")
+		}
+		pr.job = true
+		e.Job, err = p.parseName(pathJob)
+		return err
+	case memberUnknown:
+		return p.fail(&fpath{name: string(key)}, "unknown field")
+	default:
 		at := fieldPaths[f]
-		if seen.has(f) {
+		if st.seen.has(f) {
 			return p.fail(at, "duplicate field")
 		}
-		seen |= 1 << f
-		order[nseen] = f
-		nseen++
-		return p.parseField(&e, f, at)
-	})
-	if serr != nil {
-		return e, pr, serr
+		st.seen |= 1 << f
+		st.order[st.nseen] = f
+		st.nseen++
+		return p.parseField(e, f, at)
 	}
+}
+
+// finishEvent checks the trailing data and the kind of a parsed line and
+// sets the kind's defaults.
+func (p *jsonParser) finishEvent(e *Event, st *eventState) *SyntaxError {
 	p.skipWS()
 	if p.pos < len(p.data) {
-		return e, pr, p.fail(nil, "trailing data after object: %s", p.got())
+		return p.fail(nil, "trailing data after object: %s", p.got())
 	}
-	if !hasKind {
-		return e, pr, p.fail(pathKind, "missing")
+	if !st.hasKind {
+		return p.fail(pathKind, "missing")
 	}
 	fields, ok := e.Kind.fieldSet()
 	if !ok {
-		return e, pr, p.fail(pathKind, "unknown kind %q", string(e.Kind))
+		return p.fail(pathKind, "unknown kind %q", string(e.Kind))
 	}
-	for _, f := range order[:nseen] {
+	for _, f := range st.order[:st.nseen] {
 		if !fields.has(f) {
-			return e, pr, p.fail(fieldPaths[f], "not a field of kind %q", string(e.Kind))
+			return p.fail(fieldPaths[f], "not a field of kind %q", string(e.Kind))
 		}
 	}
 	switch e.Kind {
@@ -297,16 +473,7 @@ func (p *jsonParser) parseEvent(line []byte) (e Event, pr presence, serr *Syntax
 			e.Coordinators = map[string][]byte{}
 		}
 	}
-	return e, pr, nil
-}
-
-// common parses a common field once.
-func (p *jsonParser) common(seen *bool, at *fpath, parse func(at *fpath) *SyntaxError) *SyntaxError {
-	if *seen {
-		return p.fail(at, "duplicate field")
-	}
-	*seen = true
-	return parse(at)
+	return nil
 }
 
 func (p *jsonParser) parseField(e *Event, f field, at *fpath) (err *SyntaxError) {

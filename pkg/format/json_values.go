@@ -210,7 +210,7 @@ func (p *jsonParser) parseTime(at *fpath) (time.Time, *SyntaxError) {
 	if err != nil {
 		return time.Time{}, err
 	}
-	if t, ok := canonicalTime(s); ok {
+	if t, ok := p.canonicalTime(s); ok {
 		return t, nil
 	}
 	t, perr := time.Parse(time.RFC3339Nano, string(s))
@@ -222,6 +222,28 @@ func (p *jsonParser) parseTime(at *fpath) (time.Time, *SyntaxError) {
 		return time.Time{}, p.fail(at, "time %q is outside years 0000-9999 in UTC", s)
 	}
 	return t, nil
+}
+
+// canonicalTime is canonicalTime with the last second parsed remembered:
+// times of nearby lines mostly fall in the same second, whose date and
+// clock then need no parsing.
+func (p *jsonParser) canonicalTime(s []byte) (time.Time, bool) {
+	if len(s) == len("2006-01-02T15:04:05.000000000Z") && p.secValid && string(s[:19]) == string(p.secText[:]) && s[19] == '.' && s[29] == 'Z' {
+		nsec := 0
+		for _, c := range s[20:29] {
+			if c < '0' || c > '9' {
+				return canonicalTime(s)
+			}
+			nsec = nsec*10 + int(c-'0')
+		}
+		return time.Unix(p.secUnix, int64(nsec)).UTC(), true
+	}
+	t, ok := canonicalTime(s)
+	if ok {
+		copy(p.secText[:], s)
+		p.secUnix, p.secValid = t.Unix(), true
+	}
+	return t, ok
 }
 
 // canonicalTime parses the time form that canonical JSONL writes,
@@ -280,6 +302,40 @@ func (p *jsonParser) parseString(at *fpath) (string, *SyntaxError) {
 // parseStringBytes parses a JSON string. The result aliases the line or the
 // scratch buffer and is valid until the next call.
 func (p *jsonParser) parseStringBytes(at *fpath) ([]byte, *SyntaxError) {
+	d := p.data
+	if p.pos < len(d) && d[p.pos] == '"' {
+		start := p.pos + 1
+		i := plainPrefix(d, start)
+		if i < len(d) && d[i] == '"' {
+			p.pos = i + 1
+			return d[start:i], nil
+		}
+	}
+	return p.parseStringSlow(at)
+}
+
+// plainPrefix returns the index of the first byte of d at or after i that
+// ends the plain run of a string (a quote, a backslash, a control
+// character or a non-ASCII byte), or len(d). (Testing eight bytes at a
+// time was slower: the strings of events are short.)
+func plainPrefix(d []byte, i int) int {
+	for i < len(d) && plainByte[d[i]] {
+		i++
+	}
+	return i
+}
+
+// plainByte reports whether a byte may be copied as it is from a string.
+var plainByte = func() (t [256]bool) {
+	for c := range t {
+		t[c] = c >= 0x20 && c < utf8.RuneSelf && c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// parseStringSlow is parseStringBytes for strings with escapes, control
+// characters or non-ASCII bytes, and for errors.
+func (p *jsonParser) parseStringSlow(at *fpath) ([]byte, *SyntaxError) {
 	if !p.at('"') {
 		return nil, p.fail(at, "want string, got %s", p.got())
 	}
