@@ -29,6 +29,7 @@ func specWith(t *testing.T, input, output string) *runtime.Spec {
 }
 
 func TestRun_NotDrillable(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(base, "in"), 0o755); err != nil {
 		t.Fatal(err)
@@ -59,6 +60,7 @@ func TestRun_NotDrillable(t *testing.T) {
 // scratch directory on another path: the inputs are copied into every run
 // directory and the outputs stay apart.
 func TestRun_OwnInputs(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(base, "in"), 0o755); err != nil {
 		t.Fatal(err)
@@ -79,6 +81,7 @@ func TestRun_OwnInputs(t *testing.T) {
 }
 
 func TestDiffOutput(t *testing.T) {
+	t.Parallel()
 	want := map[string][]byte{"out/a": []byte("1"), "out/b": []byte("2"), "out/c": []byte("3")}
 	got := map[string][]byte{"out/a": []byte("1"), "out/b": []byte("x"), "out/.staging/s": []byte("3")}
 	if d := diffOutput(want, want); d != "" {
@@ -90,6 +93,7 @@ func TestDiffOutput(t *testing.T) {
 }
 
 func TestShellQuote(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"testdata/jobs/a.yaml":     "testdata/jobs/a.yaml",
 		"jobevents?prefix=a/":      "'jobevents?prefix=a/'",

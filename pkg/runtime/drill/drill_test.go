@@ -15,6 +15,7 @@ import (
 // TestRun_EveryPointEveryFault drills every seq of the smallest testdata
 // job (auto parallelism, an all-to-all stage) with every fault.
 func TestRun_EveryPointEveryFault(t *testing.T) {
+	t.Parallel()
 	res := drillJob(t, "auto-parallelism.yaml", Options{})
 	if got, want := len(res.Points), int(res.Events); got != want {
 		t.Fatalf("points = %d, want every seq: %d", got, want)
@@ -29,6 +30,7 @@ func TestRun_EveryPointEveryFault(t *testing.T) {
 // kinds, fan-out and fan-in, all-to-all) at three evenly spaced points
 // plus every vertex boundary, with every fault.
 func TestRun_SampledPoints(t *testing.T) {
+	t.Parallel()
 	for _, job := range []string{"wordcount.yaml", "legacy-source.yaml", "flink-failover.yaml", "shuffle.yaml"} {
 		t.Run(job, func(t *testing.T) {
 			res := drillJob(t, job, Options{Points: 3})
@@ -51,6 +53,7 @@ func TestRun_SampledPoints(t *testing.T) {
 // setting from the log's job.yaml, must predict it (reason
 // recovery_disabled) at every point, with every fault.
 func TestRun_RecoveryDisabled(t *testing.T) {
+	t.Parallel()
 	res := drillJob(t, "shuffle-no-recovery.yaml", Options{Points: 5})
 	wantAllPassed(t, res)
 	reruns := 0
@@ -67,6 +70,7 @@ func TestRun_RecoveryDisabled(t *testing.T) {
 // TestRun_CrashAfterJobSubmitted pins a crash right after job_submitted,
 // before the first master_started: the recovered log must validate.
 func TestRun_CrashAfterJobSubmitted(t *testing.T) {
+	t.Parallel()
 	wantAllPassed(t, drillJob(t, "shuffle.yaml", Options{At: []int64{1}, Faults: []Fault{FaultMaster}}))
 }
 
@@ -74,6 +78,7 @@ func TestRun_CrashAfterJobSubmitted(t *testing.T) {
 // job_submitted included: the dry run must still predict the recovery,
 // and the recovered log must validate.
 func TestRun_TornFirstSegment(t *testing.T) {
+	t.Parallel()
 	wantAllPassed(t, drillJob(t, "shuffle.yaml", Options{At: []int64{3}, Faults: []Fault{FaultTornTail}}))
 }
 
@@ -81,6 +86,7 @@ func TestRun_TornFirstSegment(t *testing.T) {
 // prediction is not what recovery does, or explains it wrongly: every
 // case whose plan the broken planner changed must fail.
 func TestRun_BrokenPlannerIsCaught(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name      string
 		breakPlan func(*replay.RecoveryPlan) bool
@@ -121,6 +127,7 @@ func TestRun_BrokenPlannerIsCaught(t *testing.T) {
 // TestRun_KeepsFailingCases checks what a failing case leaves behind: its
 // log, a case.json and a repro.sh replaying it with the jobevent command.
 func TestRun_KeepsFailingCases(t *testing.T) {
+	t.Parallel()
 	keep := t.TempDir()
 	planner, _ := broken(keepOneMore)
 	res := drillJob(t, "shuffle.yaml", Options{At: []int64{12}, Faults: []Fault{FaultWorker}, Planner: planner, Keep: keep})
@@ -168,6 +175,7 @@ func TestRun_KeepsFailingCases(t *testing.T) {
 // runtime's asynchronous flushes cut segments is not reproducible yet
 // (see the package documentation).
 func TestRun_Deterministic(t *testing.T) {
+	t.Parallel()
 	opts := Options{Points: 2, Faults: []Fault{FaultMaster, FaultWorker, FaultSlowWorkers, FaultDouble}}
 	a, b := drillJob(t, "legacy-source.yaml", opts), drillJob(t, "legacy-source.yaml", opts)
 	for _, r := range []*Result{a, b} {
@@ -253,6 +261,7 @@ func copyPlan(p *replay.RecoveryPlan) *replay.RecoveryPlan {
 // TestRun_NilPlan: a planner that returns no plan fails its cases, it
 // does not stop the drill.
 func TestRun_NilPlan(t *testing.T) {
+	t.Parallel()
 	nothing := func(*replay.State, replay.Availability, replay.PlanOptions) *replay.RecoveryPlan { return nil }
 	res := drillJob(t, "shuffle.yaml", Options{At: []int64{12}, Faults: []Fault{FaultMaster}, Planner: nothing})
 	if c := res.Cases[0]; c.OK() || !strings.Contains(c.Error, "no plan") || res.Verdict.Errors != 1 {

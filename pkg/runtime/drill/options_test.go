@@ -7,6 +7,7 @@ import (
 )
 
 func TestParseFaults(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		in   string
 		want []Fault

@@ -39,6 +39,7 @@ func seqs(points []Point) []int64 {
 }
 
 func TestSelectPoints(t *testing.T) {
+	t.Parallel()
 	events := pointsLog()
 	boundaries := []int64{3, 7, 8, 12} // vertex_initialized, last finish of each vertex
 	for _, tc := range []struct {
@@ -75,6 +76,7 @@ func TestSelectPoints(t *testing.T) {
 }
 
 func TestSelectPoints_Events(t *testing.T) {
+	t.Parallel()
 	got := selectPoints(pointsLog(), 0, []int64{1, 3, 5, 13})
 	want := []string{"job_submitted", "vertex_initialized src", "subtask_finished src/0", "job_finished finished"}
 	for i, p := range got {

@@ -48,6 +48,7 @@ func availabilities(st *replay.State) []replay.AvailabilityOptions {
 // of every scenario of testdata/replay, at every prefix, with every
 // partition, none, and each worker lost.
 func TestCheckPlan_ReplayCorpus(t *testing.T) {
+	t.Parallel()
 	scenarios, err := filepath.Glob(filepath.Join(repoRoot, "testdata", "replay", "*.txt"))
 	if err != nil || len(scenarios) == 0 {
 		t.Fatalf("no replay scenarios: %v", err)
@@ -72,6 +73,7 @@ func TestCheckPlan_ReplayCorpus(t *testing.T) {
 // failures, partition losses, failovers and both source coordinator
 // kinds.
 func TestCheckPlan_GeneratedLogs(t *testing.T) {
+	t.Parallel()
 	seen := map[string]int{}
 	for seed := int64(1); seed <= 30; seed++ {
 		g := loggen.Job(loggen.Options{
@@ -117,6 +119,7 @@ func TestCheckPlan_GeneratedLogs(t *testing.T) {
 
 // TestCheckPlan_Disagreements: each kind of wrong row is reported.
 func TestCheckPlan_Disagreements(t *testing.T) {
+	t.Parallel()
 	events := testlog.ReadScenario(t, filepath.Join(repoRoot, "testdata", "replay", "lost-worker.txt"))
 	dry := planOf(t, events, replay.AvailabilityOptions{LostWorkers: []string{"w1"}})
 	if diffs := checkPlan(dry); len(diffs) > 0 {

@@ -3,6 +3,7 @@ package drill
 import "testing"
 
 func TestVerdict_String(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		v    Verdict
 		want string
@@ -21,6 +22,7 @@ func TestVerdict_String(t *testing.T) {
 }
 
 func TestResult_CurveAndExposure(t *testing.T) {
+	t.Parallel()
 	r := &Result{
 		Faults: []Fault{FaultMaster, FaultWorker},
 		Points: []Point{{Seq: 3, Event: "a"}, {Seq: 9, Event: "b"}},
