@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 
 	"github.com/urfave/cli/v2"
 
@@ -64,6 +65,7 @@ func runImport(c *cli.Context) error {
 	defer in.Close()
 	// The input is read, checked and encoded whole before the log is
 	// touched, so that a bad line never leaves a half-imported log behind.
+	defer relaxGC()()
 	p.Start("import: reading", size, progress.Bytes)
 	src := &namedJSONReader{name: name, r: format.NewJSONReader(p.Reader(in))}
 	staged, err := blob.StageImport(c.Context, src, blob.ImportOptions{})
@@ -97,6 +99,25 @@ func runImport(c *cli.Context) error {
 	fmt.Fprintf(c.App.ErrWriter, "imported %s into %s: %s, %s\n",
 		human.Count(sum.Events, "event"), url, human.Count(sum.Segments, "segment"), human.Count(sum.Epochs, "epoch"))
 	return nil
+}
+
+// importGCPercent is the garbage collector's target (GOGC) while import
+// runs, unless GOGC is set. Most of import's heap is its chunk buffers,
+// three segments' worth of events, which are live from start to end: with
+// the default of 100 the heap's climb to them takes five collections
+// instead of two, each marking the buffers again under write barriers,
+// and a 1M-event import took 1.07-1.19 s instead of 0.93 s (means of 4-6
+// runs on 2 cores) at the same peak RSS, 185 MiB.
+const importGCPercent = 200
+
+// relaxGC sets the collector's target to importGCPercent unless GOGC is
+// set, and returns the function that puts the previous one back.
+func relaxGC() (restore func()) {
+	if os.Getenv("GOGC") != "" {
+		return func() {}
+	}
+	prev := debug.SetGCPercent(importGCPercent)
+	return func() { debug.SetGCPercent(prev) }
 }
 
 // openImportInput opens import's FILE argument ("-" is stdin) and returns

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	goruntime "runtime"
+	"slices"
 	"sync"
 
 	"github.com/jobevent/jobevent/internal/human"
@@ -392,13 +393,25 @@ func (st *StagedImport) read(ctx context.Context, src EventSource, opts ImportOp
 			masters[e.Epoch] = true
 			st.claims[len(st.claims)-1].Master = e.Master
 		}
-		if chunk == nil {
-			chunk = make([]format.Event, 0, min(opts.SegmentEvents, 1<<16))
+		if len(chunk) == cap(chunk) {
+			chunk = growChunk(chunk, opts.SegmentEvents)
 		}
 		chunk = append(chunk, e)
 		st.events++
 	}
 	return send()
+}
+
+// growChunk makes room in a full chunk: a first chunk starts small, so
+// that a small input costs little, and the second step goes straight to
+// the most a chunk holds, so that a large input copies its events once
+// (growing by append's factors copied each chunk's events three times).
+func growChunk(chunk []format.Event, most int) []format.Event {
+	const first = 4096
+	if cap(chunk) < first {
+		return slices.Grow(chunk, min(most, first)-len(chunk))
+	}
+	return slices.Grow(chunk, most-len(chunk))
 }
 
 // spool encodes events as one segment, or several when one would exceed
