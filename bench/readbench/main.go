@@ -19,6 +19,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/jobevent/jobevent/internal/cputime"
 	"github.com/jobevent/jobevent/pkg/blob"
 	"github.com/jobevent/jobevent/pkg/format"
 	"github.com/jobevent/jobevent/pkg/replay"
@@ -82,9 +83,9 @@ func main() {
 		var events int64
 		var result string
 		for range *runs {
-			start, cpu0 := time.Now(), processCPU()
+			start, cpu0 := time.Now(), cputime.Process()
 			events, result, err = m.run(ctx, l, *workers)
-			spans = append(spans, span{time.Since(start), processCPU() - cpu0})
+			spans = append(spans, span{time.Since(start), cputime.Process() - cpu0})
 			if err != nil {
 				fail(fmt.Errorf("%s: %w", m.name, err))
 			}
