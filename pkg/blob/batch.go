@@ -50,6 +50,14 @@ func (r *Reader) NextBatch() ([]format.Event, error) {
 // place, so the batch is a part of the chunk.
 func (r *Reader) segmentBatch() ([]format.Event, error) {
 	c := r.seg
+	if c.i >= c.n && !c.eof && !r.done {
+		if err := r.readChunk(c); err != nil {
+			return nil, err
+		}
+	}
+	if rows := r.wholeChunk(); rows != nil {
+		return rows, nil
+	}
 	start, w := -1, 0
 	for (start < 0 || c.i < c.n) && !r.done {
 		e, ok, err := r.nextRow()
@@ -68,4 +76,35 @@ func (r *Reader) segmentBatch() ([]format.Event, error) {
 		w++
 	}
 	return c.buf[start:w], nil
+}
+
+// wholeChunk returns the rows of the chunk in hand, and moves past them,
+// when the reader keeps every one of them as it is: none fenced, skipped
+// or past Until, each of the segment's epoch and the seq after the one
+// before. It checks just that, in one pass over the rows; otherwise it
+// returns nil, having changed nothing, and nextRow takes the rows one by
+// one to drop, stop or report what it must.
+func (r *Reader) wholeChunk() []format.Event {
+	c := r.seg
+	if c.i >= c.n || r.done || r.opts.Until > 0 {
+		return nil
+	}
+	prev := r.last
+	if !r.started {
+		prev = r.skipThrough
+	}
+	rows := c.buf[c.i:c.n]
+	first := c.item.First + c.row
+	last := first + int64(len(rows)) - 1
+	if first != prev+1 || first <= r.skipThrough || c.item.fence.drops(last) {
+		return nil
+	}
+	for k := range rows {
+		if rows[k].Seq != first+int64(k) || rows[k].Epoch != c.item.Epoch {
+			return nil
+		}
+	}
+	c.i, c.row = c.n, c.row+int64(len(rows))
+	r.started, r.last, r.lastEpoch, r.key = true, last, c.item.Epoch, c.item.Key
+	return rows
 }

@@ -525,12 +525,8 @@ func (r *Reader) nextRow() (e *format.Event, ok bool, err error) {
 			if c.eof {
 				return e, false, nil
 			}
-			n, err := c.read(r)
-			c.n, c.i = n, 0
-			if err == io.EOF || (err == nil && n == 0) {
-				c.eof = true
-			} else if err != nil {
-				return e, false, segmentError(c.item.Key, err)
+			if err := r.readChunk(c); err != nil {
+				return e, false, err
 			}
 			continue
 		}
@@ -566,6 +562,18 @@ func (r *Reader) nextRow() (e *format.Event, ok bool, err error) {
 		}
 		return e, true, nil
 	}
+}
+
+// readChunk reads the next chunk of c's rows, or marks c at its end.
+func (r *Reader) readChunk(c *segmentCursor) error {
+	n, err := c.read(r)
+	c.n, c.i = n, 0
+	if err == io.EOF || (err == nil && n == 0) {
+		c.eof = true
+	} else if err != nil {
+		return segmentError(c.item.Key, err)
+	}
+	return nil
 }
 
 // tornMessage says which seqs a torn segment drops.

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/parquet-go/parquet-go"
 )
@@ -136,12 +137,12 @@ func (d *segmentDecoder) decode(buf []Event) (int, error) {
 
 func (d *segmentDecoder) decodeCommon(ev []Event, sets []fieldSet) {
 	d.reset(ev)
-	requiredInts(d, ev, colSeq, (*colCursor).int64v, func(c *colCursor) []int64 { return c.i64 }, func(e *Event, v int64) { e.Seq = v })
+	requiredInts(d, ev, colSeq, (*colCursor).int64v, func(c *colCursor) []int64 { return c.i64 }, unsafe.Offsetof(Event{}.Seq))
 	if d.fields&FieldTime != 0 {
 		requiredColumn(d, ev, colTime, (*colCursor).int64v, func(e *Event, v int64) { e.Time = time.Unix(0, v).UTC() })
 	}
 	if d.fields&FieldEpoch != 0 {
-		requiredInts(d, ev, colEpoch, (*colCursor).int32v, func(c *colCursor) []int32 { return c.i32 }, func(e *Event, v int32) { e.Epoch = v })
+		requiredInts(d, ev, colEpoch, (*colCursor).int32v, func(c *colCursor) []int32 { return c.i32 }, unsafe.Offsetof(Event{}.Epoch))
 	}
 	if d.fields&FieldKind != 0 {
 		d.decodeKinds(ev, sets)
@@ -192,31 +193,44 @@ func (d *segmentDecoder) decodeKinds(ev []Event, sets []fieldSet) {
 }
 
 // reset readies ev for decoding: zero events, or with a projection only
-// their projected fields, the only ones the decoder writes.
+// their projected fields, the only ones the decoder writes, less the flat
+// ones, which flatColumn writes in every row.
 func (d *segmentDecoder) reset(ev []Event) {
 	if d.fields == AllFields {
 		clear(ev)
 		return
 	}
+	fs := d.fields &^ flatFields
+	if fs>>commonFields == 0 { // no kind-specific field left to clear
+		return
+	}
 	for i := range ev {
-		ev[i].clearOptional(d.fields)
+		ev[i].clearOptional(fs)
 	}
 }
 
-// requiredInts decodes one required integer column a page at a time,
-// straight from the page's values when they are not dictionary encoded.
-func requiredInts[T int32 | int64](d *segmentDecoder, ev []Event, col int, value func(*colCursor) T, values func(*colCursor) []T, set func(*Event, T)) {
+// member returns the field at offset off of e, a field of type T. The
+// column decoders set fields through offsets (unsafe.Offsetof of an Event
+// field), which unlike a setter function cost no call per value.
+func member[T any](e *Event, off uintptr) *T {
+	return (*T)(unsafe.Add(unsafe.Pointer(e), off))
+}
+
+// requiredInts decodes one required integer column, into the field at
+// offset off of each event, a page at a time: straight from the page's
+// values when they are not dictionary encoded.
+func requiredInts[T int32 | int64](d *segmentDecoder, ev []Event, col int, value func(*colCursor) T, values func(*colCursor) []T, off uintptr) {
 	c := &d.cols[col]
 	for i := 0; i < len(ev); {
 		m := c.pageRun(len(ev) - i)
 		if vals := values(c); c.idx == nil && c.vi+m <= len(vals) {
 			for k, v := range vals[c.vi : c.vi+m] {
-				set(&ev[i+k], v)
+				*member[T](&ev[i+k], off) = v
 			}
 			c.vi += m
 		} else {
 			for k := range m {
-				set(&ev[i+k], value(c))
+				*member[T](&ev[i+k], off) = value(c)
 			}
 		}
 		i += m
@@ -254,62 +268,77 @@ func (d *segmentDecoder) presentAt(c *colCursor, f field, e *Event, set fieldSet
 var flatStrings = []struct {
 	col int
 	f   field
-	set func(*Event, string)
+	off uintptr // of the field in Event
 }{
-	{colMaster, fieldMaster, func(e *Event, s string) { e.Master = s }},
-	{colVertex, fieldVertex, func(e *Event, s string) { e.Vertex = s }},
-	{colWorker, fieldWorker, func(e *Event, s string) { e.Worker = s }},
-	{colError, fieldError, func(e *Event, s string) { e.Error = s }},
-	{colReason, fieldReason, func(e *Event, s string) { e.Reason = s }},
-	{colStatus, fieldStatus, func(e *Event, s string) { e.Status = s }},
+	{colMaster, fieldMaster, unsafe.Offsetof(Event{}.Master)},
+	{colVertex, fieldVertex, unsafe.Offsetof(Event{}.Vertex)},
+	{colWorker, fieldWorker, unsafe.Offsetof(Event{}.Worker)},
+	{colError, fieldError, unsafe.Offsetof(Event{}.Error)},
+	{colReason, fieldReason, unsafe.Offsetof(Event{}.Reason)},
+	{colStatus, fieldStatus, unsafe.Offsetof(Event{}.Status)},
 }
 
 var flatInt32s = []struct {
 	col int
 	f   field
-	set func(*Event, int32)
+	off uintptr
 }{
-	{colSubtask, fieldSubtask, func(e *Event, v int32) { e.Subtask = v }},
-	{colParallelism, fieldParallelism, func(e *Event, v int32) { e.Parallelism = v }},
-	{colAttempt, fieldAttempt, func(e *Event, v int32) { e.Attempt = v }},
+	{colSubtask, fieldSubtask, unsafe.Offsetof(Event{}.Subtask)},
+	{colParallelism, fieldParallelism, unsafe.Offsetof(Event{}.Parallelism)},
+	{colAttempt, fieldAttempt, unsafe.Offsetof(Event{}.Attempt)},
 }
 
 var flatInt64s = []struct {
 	col int
 	f   field
-	set func(*Event, int64)
+	off uintptr
 }{
-	{colRecordsIn, fieldRecordsIn, func(e *Event, v int64) { e.RecordsIn = v }},
-	{colRecordsOut, fieldRecordsOut, func(e *Event, v int64) { e.RecordsOut = v }},
-	{colBytesIn, fieldBytesIn, func(e *Event, v int64) { e.BytesIn = v }},
-	{colBytesOut, fieldBytesOut, func(e *Event, v int64) { e.BytesOut = v }},
+	{colRecordsIn, fieldRecordsIn, unsafe.Offsetof(Event{}.RecordsIn)},
+	{colRecordsOut, fieldRecordsOut, unsafe.Offsetof(Event{}.RecordsOut)},
+	{colBytesIn, fieldBytesIn, unsafe.Offsetof(Event{}.BytesIn)},
+	{colBytesOut, fieldBytesOut, unsafe.Offsetof(Event{}.BytesOut)},
 }
+
+// flatFields are the fields decodeFlat decodes.
+var flatFields = func() Fields {
+	fs := columnField[colRecovering]
+	for _, s := range flatStrings {
+		fs |= columnField[s.col]
+	}
+	for _, s := range flatInt32s {
+		fs |= columnField[s.col]
+	}
+	for _, s := range flatInt64s {
+		fs |= columnField[s.col]
+	}
+	return fs
+}()
 
 // decodeFlat decodes the flat optional columns.
 func (d *segmentDecoder) decodeFlat(ev []Event, sets []fieldSet) {
 	for _, s := range flatStrings {
 		if d.fields.has(s.f) {
-			flatColumn(d, ev, sets, s.col, s.f, (*colCursor).str, s.set)
+			flatColumn(d, ev, sets, s.col, s.f, (*colCursor).str, s.off)
 		}
 	}
 	for _, s := range flatInt32s {
 		if d.fields.has(s.f) {
-			flatColumn(d, ev, sets, s.col, s.f, (*colCursor).int32v, s.set)
+			flatColumn(d, ev, sets, s.col, s.f, (*colCursor).int32v, s.off)
 		}
 	}
 	for _, s := range flatInt64s {
 		if d.fields.has(s.f) {
-			flatColumn(d, ev, sets, s.col, s.f, (*colCursor).int64v, s.set)
+			flatColumn(d, ev, sets, s.col, s.f, (*colCursor).int64v, s.off)
 		}
 	}
 	if d.fields.has(fieldRecovering) {
-		flatColumn(d, ev, sets, colRecovering, fieldRecovering, (*colCursor).boolv, func(e *Event, v bool) { e.Recovering = v })
+		flatColumn(d, ev, sets, colRecovering, fieldRecovering, (*colCursor).boolv, unsafe.Offsetof(Event{}.Recovering))
 	}
 }
 
 // flatColumn decodes one flat optional column a page at a time: the levels
 // of the batch's rows on the current page first, then their values.
-func flatColumn[T any](d *segmentDecoder, ev []Event, sets []fieldSet, col int, f field, value func(*colCursor) T, set func(*Event, T)) {
+func flatColumn[T any](d *segmentDecoder, ev []Event, sets []fieldSet, col int, f field, value func(*colCursor) T, off uintptr) {
 	c := &d.cols[col]
 	for i := 0; i < len(ev); {
 		defs := c.pageLevels(len(ev) - i)
@@ -317,7 +346,10 @@ func flatColumn[T any](d *segmentDecoder, ev []Event, sets []fieldSet, col int, 
 			if present := def == c.maxDef; d.fields&FieldKind != 0 && present != sets[i+k].has(f) {
 				d.presentAt(c, f, &ev[i+k], sets[i+k], def) // reports the mismatch
 			} else if present {
-				set(&ev[i+k], value(c))
+				*member[T](&ev[i+k], off) = value(c)
+			} else {
+				var zero T
+				*member[T](&ev[i+k], off) = zero
 			}
 		}
 		i += len(defs)
