@@ -25,6 +25,7 @@ if [ -z "$log" ]; then
 	"$out/logbench" -shape wide -events "$events" -dir "$out/gen" >/dev/null
 	rm -rf "$out/gen/store" "$out/gen"/log.jsonl*
 	log="$out/gen/imported/bench"
+	sync # the generator's writes, flushed now rather than during the measures
 fi
 nseg=$(ls "$log/events" | grep -c '\.parquet$')
 echo "machine: $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB, $(go version | cut -d' ' -f3), load average $(cut -d' ' -f1-3 /proc/loadavg)"
