@@ -99,12 +99,21 @@ func BenchmarkAppendJSON(b *testing.B) {
 }
 
 func BenchmarkJSONReader(b *testing.B) {
+	benchJSONReader(b, func(r io.Reader) eventSource { return NewJSONReader(r) })
+}
+
+// eventSource is what the JSON lines benchmarks read.
+type eventSource interface{ Next() (Event, error) }
+
+// benchJSONReader reads realistic events as JSON lines through the reader
+// that open returns.
+func benchJSONReader(b *testing.B, open func(io.Reader) eventSource) {
 	events := realisticEvents(benchEvents, 1)
 	data := encodeJSON(events)
 	b.ReportAllocs()
 	report := throughput(b)
 	for b.Loop() {
-		r := NewJSONReader(bytes.NewReader(data))
+		r := open(bytes.NewReader(data))
 		for {
 			if _, err := r.Next(); err == io.EOF {
 				break

@@ -106,19 +106,5 @@ func TestJSONReader_Reference(t *testing.T) {
 // BenchmarkJSONReader_Reference is BenchmarkJSONReader with the reference
 // parser, to compare the two in one run.
 func BenchmarkJSONReader_Reference(b *testing.B) {
-	events := realisticEvents(benchEvents, 1)
-	data := encodeJSON(events)
-	b.ReportAllocs()
-	report := throughput(b)
-	for b.Loop() {
-		r := refNewJSONReader(bytes.NewReader(data))
-		for {
-			if _, err := r.Next(); err == io.EOF {
-				break
-			} else if err != nil {
-				b.Fatal(err)
-			}
-		}
-	}
-	report(benchEvents)
+	benchJSONReader(b, func(r io.Reader) eventSource { return refNewJSONReader(r) })
 }

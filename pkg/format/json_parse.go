@@ -391,43 +391,48 @@ func memberNamedSlow(key []byte) field {
 	return memberUnknown
 }
 
+// once marks a member of the common fields seen, or fails on its second
+// appearance in a line.
+func (p *jsonParser) once(seen *bool, at *fpath) *SyntaxError {
+	if *seen {
+		return p.fail(at, "duplicate field")
+	}
+	*seen = true
+	return nil
+}
+
 // parseMember parses the value of member f, named key, into e.
 func (p *jsonParser) parseMember(f field, key []byte, e *Event, pr *presence, st *eventState) (err *SyntaxError) {
 	switch f {
 	case memberSeq:
-		if pr.seq {
-			return p.fail(pathSeq, "duplicate field")
+		if err := p.once(&pr.seq, pathSeq); err != nil {
+			return err
 		}
-		pr.seq = true
 		e.Seq, err = p.parseInt64(pathSeq)
 		return err
 	case memberTime:
-		if pr.time {
-			return p.fail(pathTime, "duplicate field")
+		if err := p.once(&pr.time, pathTime); err != nil {
+			return err
 		}
-		pr.time = true
 		e.Time, err = p.parseTime(pathTime)
 		return err
 	case memberEpoch:
-		if pr.epoch {
-			return p.fail(pathEpoch, "duplicate field")
+		if err := p.once(&pr.epoch, pathEpoch); err != nil {
+			return err
 		}
-		pr.epoch = true
 		e.Epoch, err = p.parseInt32(pathEpoch)
 		return err
 	case memberKind:
-		if st.hasKind {
-			return p.fail(pathKind, "duplicate field")
+		if err := p.once(&st.hasKind, pathKind); err != nil {
+			return err
 		}
-		st.hasKind = true
 		b, err := p.parseStringBytes(pathKind)
 		e.Kind = kindNamed(b)
 		return err
 	case memberJob:
-		if pr.job {
-			return p.fail(pathJob, "duplicate field")
+		if err := p.once(&pr.job, pathJob); err != nil {
+			return err
 		}
-		pr.job = true
 		e.Job, err = p.parseName(pathJob)
 		return err
 	case memberUnknown:
