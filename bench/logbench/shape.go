@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/jobevent/jobevent/internal/loggen"
-	"github.com/jobevent/jobevent/pkg/format"
 )
 
 // shapes are the logs logbench can generate (-shape).
@@ -29,21 +28,7 @@ func benchShape(events int64, failureRate float64) loggen.Options {
 	return o
 }
 
-func wideShape(events int64, _ float64) loggen.Options {
-	p := int32(max(events/4, 1))
-	g := &format.Graph{
-		Vertices: []format.Vertex{
-			{ID: "source", Operator: "numbers", Parallelism: p, MaxParallelism: p, Coordinator: format.CoordinatorBatchSnapshot},
-			{ID: "map", Operator: "map", Parallelism: p, MaxParallelism: p},
-			{ID: "sink", Operator: "sink", Parallelism: 4, MaxParallelism: 4},
-		},
-		Edges: []format.Edge{
-			{From: "source", To: "map", Pattern: format.PatternPointwise},
-			{From: "map", To: "sink", Pattern: format.PatternPointwise},
-		},
-	}
-	return loggen.Options{Seed: 1, Job: "wide", Graph: g, Workers: 64, Slots: 64, SnapshotEvery: 1 << 30}
-}
+func wideShape(events int64, _ float64) loggen.Options { return loggen.WideOptions(events) }
 
 func shapeOptions(shape string, events int64, failureRate float64) (loggen.Options, error) {
 	f, ok := shapes[shape]

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -86,7 +85,7 @@ func TestReplayDryRun_JSONDifferential(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	bench := loggen.BenchOptions(3, 2000, 20_000)
-	wideStopped := wideJob(8000)
+	wideStopped := loggen.WideOptions(8000)
 	wideStopped.StopAfter = 6000
 	shapes := map[string]loggen.Options{
 		"small":      {Seed: 1},
@@ -94,11 +93,11 @@ func TestReplayDryRun_JSONDifferential(t *testing.T) {
 		"stopped":    {Seed: 5, Vertices: 6, MaxParallelism: 12, FailureRate: 0.1, AutoFraction: 0.5, StopAfter: 400},
 		"bench":      bench,
 		"wide":       wideStopped,
-		"wide-ended": wideJob(2000),
+		"wide-ended": loggen.WideOptions(2000),
 	}
 	for name, o := range shapes {
 		t.Run(name, func(t *testing.T) {
-			events := generatedEvents(t, o)
+			events := loggen.Events(o)
 			url := importGenerated(t, "replay-diff-"+name, o)
 			g := events[0].Graph
 			src, mid := g.Vertices[0].ID, events[len(events)/2].Seq
@@ -124,22 +123,6 @@ func TestReplayDryRun_JSONDifferential(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-func generatedEvents(t *testing.T, o loggen.Options) []format.Event {
-	t.Helper()
-	g := loggen.Job(o)
-	var out []format.Event
-	for {
-		e, err := g.Next()
-		if errors.Is(err, io.EOF) {
-			return out
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, e)
 	}
 }
 

@@ -11,32 +11,12 @@ import (
 
 	"github.com/jobevent/jobevent/internal/loggen"
 	"github.com/jobevent/jobevent/pkg/blob"
-	"github.com/jobevent/jobevent/pkg/format"
 )
 
 // replayBenchEvents sizes BenchmarkReplayDryRun's log: go test -bench
 // ReplayDryRun -replay-events 1000000 ./cmd/jobevent/ is the README's
 // figure (the log of bench/replay.sh).
 var replayBenchEvents = flag.Int64("replay-events", 200_000, "events in BenchmarkReplayDryRun's log")
-
-// wideJob is bench/logbench's -shape wide: a clean source → map → sink run
-// of about events events, the source and map events/4-way over pointwise
-// edges, with loggen's noisy metrics.
-func wideJob(events int64) loggen.Options {
-	p := int32(max(events/4, 1))
-	g := &format.Graph{
-		Vertices: []format.Vertex{
-			{ID: "source", Operator: "numbers", Parallelism: p, MaxParallelism: p, Coordinator: format.CoordinatorBatchSnapshot},
-			{ID: "map", Operator: "map", Parallelism: p, MaxParallelism: p},
-			{ID: "sink", Operator: "sink", Parallelism: 4, MaxParallelism: 4},
-		},
-		Edges: []format.Edge{
-			{From: "source", To: "map", Pattern: format.PatternPointwise},
-			{From: "map", To: "sink", Pattern: format.PatternPointwise},
-		},
-	}
-	return loggen.Options{Seed: 1, Job: "wide", Graph: g, Workers: 64, Slots: 64, SnapshotEvery: 1 << 30}
-}
 
 // importGenerated writes the log loggen generates with o to a fresh
 // mem:// bucket in segments of 100k events, as import does, and returns
@@ -61,7 +41,7 @@ func importGenerated(tb testing.TB, name string, o loggen.Options) string {
 // whole command (read, fold, plan, render) on the wide clean run, in JSON
 // (the README's target) and as a table, and with a what-if flag.
 func BenchmarkReplayDryRun(b *testing.B) {
-	url := importGenerated(b, "replay-bench", wideJob(*replayBenchEvents))
+	url := importGenerated(b, "replay-bench", loggen.WideOptions(*replayBenchEvents))
 	for _, c := range []struct {
 		name string
 		args []string

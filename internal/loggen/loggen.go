@@ -102,6 +102,30 @@ func BenchOptions(seed int64, subtasks int, events int64) Options {
 	}
 }
 
+// WideOptions returns the options of a clean source → map → sink run of
+// about events events: the source and the map events/4-way over pointwise
+// edges into a 4-way sink, on 64 workers of 64 slots, with the generator's
+// noisy metrics and no failures (bench/logbench's -shape wide, and the log
+// of the README's replay and import figures).
+func WideOptions(events int64) Options {
+	p := int32(max(events/4, 1))
+	g := &format.Graph{
+		Vertices: []format.Vertex{
+			{ID: "source", Operator: "numbers", Parallelism: p, MaxParallelism: p, Coordinator: format.CoordinatorBatchSnapshot},
+			{ID: "map", Operator: "map", Parallelism: p, MaxParallelism: p},
+			{ID: "sink", Operator: "sink", Parallelism: 4, MaxParallelism: 4},
+		},
+		Edges: []format.Edge{
+			{From: "source", To: "map", Pattern: format.PatternPointwise},
+			{From: "map", To: "sink", Pattern: format.PatternPointwise},
+		},
+	}
+	return Options{Seed: 1, Job: "wide", Graph: g, Workers: 64, Slots: 64, SnapshotEvery: 1 << 30}
+}
+
+// Events returns every event of the log that o describes.
+func Events(o Options) []format.Event { return Job(o).Rest() }
+
 // Generator streams the events of one generated log. It is not safe for
 // concurrent use.
 type Generator struct {
@@ -189,6 +213,19 @@ func (g *Generator) Next() (format.Event, error) {
 	g.pending[0] = format.Event{}
 	g.pending = g.pending[1:]
 	return e, nil
+}
+
+// Rest returns the events Next has not returned yet, to the end of the
+// log.
+func (g *Generator) Rest() []format.Event {
+	var out []format.Event
+	for {
+		e, err := g.Next()
+		if err != nil { // io.EOF: Next fails in no other way
+			return out
+		}
+		out = append(out, e)
+	}
 }
 
 // emit stamps e with the next seq, the epoch, the job and a time, folds it

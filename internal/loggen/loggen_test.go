@@ -1,8 +1,6 @@
 package loggen_test
 
 import (
-	"errors"
-	"io"
 	"reflect"
 	"testing"
 
@@ -11,30 +9,15 @@ import (
 	"github.com/jobevent/jobevent/pkg/replay"
 )
 
-func drain(t *testing.T, g *loggen.Generator) []format.Event {
-	t.Helper()
-	var out []format.Event
-	for {
-		e, err := g.Next()
-		if errors.Is(err, io.EOF) {
-			return out
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, e)
-	}
-}
-
 // TestJob_Deterministic: the same options give the same log.
 func TestJob_Deterministic(t *testing.T) {
 	o := loggen.Options{Seed: 7, Vertices: 6, FailureRate: 0.2, PartitionLossRate: 0.05, Failovers: 2, AutoFraction: 0.5}
-	a, b := drain(t, loggen.Job(o)), drain(t, loggen.Job(o))
+	a, b := loggen.Events(o), loggen.Events(o)
 	if !reflect.DeepEqual(a, b) {
 		t.Fatal("two generators with the same options differ")
 	}
 	o.Seed = 8
-	if reflect.DeepEqual(a, drain(t, loggen.Job(o))) {
+	if reflect.DeepEqual(a, loggen.Events(o)) {
 		t.Fatal("another seed gives the same log")
 	}
 }
@@ -43,7 +26,7 @@ func TestJob_Deterministic(t *testing.T) {
 // subtask finished, and the log is well-formed.
 func TestJob_RunsToTheEnd(t *testing.T) {
 	g := loggen.Job(loggen.Options{Seed: 3, Vertices: 7, Sources: 2, FailureRate: 0.1, SnapshotEvery: 1})
-	events := drain(t, g)
+	events := g.Rest()
 	last := events[len(events)-1]
 	if last.Kind != format.KindJobFinished || last.Status != format.StatusFinished {
 		t.Fatalf("last event = %+v, want job_finished", last)
@@ -61,7 +44,7 @@ func TestJob_RunsToTheEnd(t *testing.T) {
 // recovering, followed by the resets of replay.Plan on the log so far.
 func TestJob_Failover(t *testing.T) {
 	o := loggen.Options{Seed: 5, Vertices: 6, MaxParallelism: 8, FailureRate: 0.1, FailoverAt: []int64{20, 45}}
-	events := drain(t, loggen.Job(o))
+	events := loggen.Events(o)
 	st := replay.NewState()
 	epochs := 0
 	for i := range events {
@@ -94,7 +77,7 @@ func TestJob_Failover(t *testing.T) {
 
 // TestJob_StopAfter ends the log mid-job.
 func TestJob_StopAfter(t *testing.T) {
-	events := drain(t, loggen.Job(loggen.Options{Seed: 1, Vertices: 8, MaxParallelism: 20, StopAfter: 50}))
+	events := loggen.Events(loggen.Options{Seed: 1, Vertices: 8, MaxParallelism: 20, StopAfter: 50})
 	if len(events) != 50 || events[49].Seq != 50 || events[49].Kind == format.KindJobFinished {
 		t.Fatalf("%d events, last %+v; want 50, no job_finished", len(events), events[len(events)-1])
 	}
@@ -104,7 +87,7 @@ func TestJob_StopAfter(t *testing.T) {
 func TestJob_Graph(t *testing.T) {
 	o := loggen.BenchOptions(1, 40, 0)
 	g := loggen.Job(o)
-	events := drain(t, g)
+	events := g.Rest()
 	if !reflect.DeepEqual(events[0].Graph, o.Graph) || g.Graph() != o.Graph {
 		t.Fatal("job_submitted does not hold the graph given")
 	}

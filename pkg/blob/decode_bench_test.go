@@ -20,7 +20,7 @@ import (
 func BenchmarkReader_Ways(b *testing.B) {
 	o := loggen.BenchOptions(7, 50_000, 500_000)
 	o.Failovers = 0 // one epoch: segments written as they come
-	events := generated(b, o)
+	events := loggen.Events(o)
 	l, err := Create(ctx, uniqueMem("bench-ways"))
 	if err != nil {
 		b.Fatal(err)

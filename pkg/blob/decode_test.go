@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"reflect"
 	"runtime"
 	"testing"
@@ -21,23 +20,6 @@ import (
 // logs of several shapes and segment sizes, damaged in the ways the
 // reader rules name. Events, notices and errors must be the same, in the
 // same order: a trace of what a caller sees.
-
-// generated returns the events of a loggen log.
-func generated(t testing.TB, o loggen.Options) []format.Event {
-	t.Helper()
-	g := loggen.Job(o)
-	var events []format.Event
-	for {
-		e, err := g.Next()
-		if errors.Is(err, io.EOF) {
-			return events
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		events = append(events, e)
-	}
-}
 
 // writeLog writes events as segments of at most per events, never across
 // an epoch, claiming each epoch at its first seq, and returns the keys.
@@ -200,7 +182,7 @@ func TestReader_DecodeDifferential(t *testing.T) {
 		sizes = []int{7, 1500}
 	}
 	for _, shape := range shapes {
-		events := generated(t, shape.o)
+		events := loggen.Events(shape.o)
 		if len(events) < 50 {
 			t.Fatalf("%s: %d events", shape.name, len(events))
 		}
@@ -226,7 +208,7 @@ func TestReader_DecodeDifferential(t *testing.T) {
 // TestReader_DecodeDifferentialFenced: rows of a fenced master and a
 // segment covered by a compacted one read the same every way.
 func TestReader_DecodeDifferentialFenced(t *testing.T) {
-	events := generated(t, loggen.Options{Seed: 5, Vertices: 5, MaxParallelism: 40, Failovers: 1})
+	events := loggen.Events(loggen.Options{Seed: 5, Vertices: 5, MaxParallelism: 40, Failovers: 1})
 	second := -1
 	for i := range events {
 		if events[i].Epoch == 2 {
@@ -262,7 +244,7 @@ func TestReader_DecodeDifferentialFenced(t *testing.T) {
 // or whose context ends, leaves no goroutine behind.
 func TestReader_CloseStopsDecoding(t *testing.T) {
 	l := memLog(t)
-	events := generated(t, loggen.BenchOptions(6, 4000, 20000))
+	events := loggen.Events(loggen.BenchOptions(6, 4000, 20000))
 	writeLog(t, l, events, 1000)
 	before := runtime.NumGoroutine()
 	for _, stopAfter := range []int{0, 1, 1500, 7000} {

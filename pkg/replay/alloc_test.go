@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/jobevent/jobevent/internal/loggen"
 	"github.com/jobevent/jobevent/pkg/format"
 	"github.com/jobevent/jobevent/pkg/replay"
 )
@@ -118,7 +119,7 @@ func TestFold_FinishAllocatesNothing(t *testing.T) {
 // the absent form, fold to the same finished map, partitions and plans.
 func TestFold_PartitionsAbsentOrListed(t *testing.T) {
 	for seed := int64(1); seed <= 40; seed++ {
-		events := generate(t, randomOptions(seed))
+		events := loggen.Events(randomOptions(seed))
 		absent := make([]format.Event, len(events))
 		copy(absent, events)
 		outs := map[string][]string{}
@@ -162,7 +163,7 @@ func TestFold_PartitionsAbsentOrListed(t *testing.T) {
 // the whole events fold to.
 func TestFold_FoldFields(t *testing.T) {
 	for seed := int64(1); seed <= 30; seed++ {
-		events := generate(t, randomOptions(seed))
+		events := loggen.Events(randomOptions(seed))
 		projected := make([]format.Event, len(events))
 		for k := range events {
 			projected[k] = events[k].Project(replay.FoldFields)

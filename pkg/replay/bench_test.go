@@ -39,7 +39,7 @@ func benchState(b *testing.B) *replay.State {
 
 func benchEvents(b *testing.B) []format.Event {
 	b.Helper()
-	bench.eventsOnce.Do(func() { bench.events = generate(b, benchOptions()) })
+	bench.eventsOnce.Do(func() { bench.events = loggen.Events(benchOptions()) })
 	return bench.events
 }
 

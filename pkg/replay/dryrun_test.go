@@ -25,7 +25,7 @@ func TestPlanDryRun_MatchesBuildAvailability(t *testing.T) {
 		if seed%10 == 0 {
 			o = loggen.BenchOptions(seed, 400, 3000)
 		}
-		events := generate(t, o)
+		events := loggen.Events(o)
 		rng := rand.New(rand.NewSource(seed))
 		for cut := 0; cut < 4; cut++ {
 			k := len(events)
@@ -136,7 +136,7 @@ func dryRunOptions(rng *rand.Rand, st *replay.State) []replay.AvailabilityOption
 // TestPlanDryRun_Errors: the refused options are refused as
 // BuildAvailability refuses them.
 func TestPlanDryRun_Errors(t *testing.T) {
-	st := fold(t, generate(t, loggen.Options{Seed: 1}))
+	st := fold(t, loggen.Events(loggen.Options{Seed: 1}))
 	if _, err := replay.PlanDryRun(st, replay.AvailabilityOptions{NoWorkers: true, Available: []replay.PartitionLoc{}}, replay.PlanOptions{}); !errors.Is(err, replay.ErrNoWorkersAndAvailable) {
 		t.Fatalf("error = %v, want %v", err, replay.ErrNoWorkersAndAvailable)
 	}
@@ -150,7 +150,7 @@ func TestPlanDryRun_Errors(t *testing.T) {
 // Unmatched reports with the workers of the finished entries.
 func TestAvailabilityOptions_UnmatchedWorkers(t *testing.T) {
 	for seed := int64(1); seed <= 20; seed++ {
-		st := fold(t, generate(t, randomOptions(seed)))
+		st := fold(t, loggen.Events(randomOptions(seed)))
 		held := map[string]bool{}
 		for _, f := range st.Finished() {
 			held[f.Worker] = true
@@ -181,7 +181,7 @@ func TestPlanFields(t *testing.T) {
 		if seed%10 == 0 {
 			o = loggen.BenchOptions(seed, 400, 3000)
 		}
-		events := generate(t, o)
+		events := loggen.Events(o)
 		projected := make([]format.Event, len(events))
 		for k := range events {
 			projected[k] = events[k].Project(replay.PlanFields)

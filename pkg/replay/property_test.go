@@ -1,8 +1,6 @@
 package replay_test
 
 import (
-	"errors"
-	"io"
 	"math/rand"
 	"reflect"
 	"testing"
@@ -11,23 +9,6 @@ import (
 	"github.com/jobevent/jobevent/pkg/format"
 	"github.com/jobevent/jobevent/pkg/replay"
 )
-
-// generate returns the events of a generated log.
-func generate(t testing.TB, o loggen.Options) []format.Event {
-	t.Helper()
-	g := loggen.Job(o)
-	var out []format.Event
-	for {
-		e, err := g.Next()
-		if errors.Is(err, io.EOF) {
-			return out
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, e)
-	}
-}
 
 // randomOptions draws the options of a small generated job.
 func randomOptions(seed int64) loggen.Options {
@@ -80,7 +61,7 @@ func TestPlan_MatchesReference(t *testing.T) {
 	plans := 0
 	seen := map[string]int{}
 	for seed := int64(1); seed <= 150; seed++ {
-		events := generate(t, randomOptions(seed))
+		events := loggen.Events(randomOptions(seed))
 		rng := rand.New(rand.NewSource(seed))
 		for cut := 0; cut < 6; cut++ {
 			k := len(events)
@@ -126,7 +107,7 @@ func TestPlan_AllAvailableKeepsFinished(t *testing.T) {
 	for seed := int64(1); seed <= 100; seed++ {
 		o := randomOptions(seed)
 		o.SnapshotEvery, o.LoseWorkerOnFailover = 1, false
-		events := generate(t, o)
+		events := loggen.Events(o)
 		rng := rand.New(rand.NewSource(seed))
 		for cut := 0; cut < 5; cut++ {
 			k := 2 + rng.Intn(len(events)-1)

@@ -176,7 +176,7 @@ func TestStats_NothingFinished(t *testing.T) {
 // is accounted for.
 func TestStats_Generated(t *testing.T) {
 	for seed := int64(1); seed <= 6; seed++ {
-		events := generated(t, loggen.Options{Seed: seed, Vertices: 7, Sources: 2, FailureRate: 0.15,
+		events := loggen.Events(loggen.Options{Seed: seed, Vertices: 7, Sources: 2, FailureRate: 0.15,
 			PartitionLossRate: 0.05, Failovers: 2, LoseWorkerOnFailover: seed%2 == 0})
 		h := replay.NewHistory()
 		starts := 0
@@ -254,7 +254,7 @@ func TestHistory_Malformed(t *testing.T) {
 // BenchmarkComputeStats: the statistics of a log of a 10,000-subtask
 // job with failures and a failover.
 func BenchmarkComputeStats(b *testing.B) {
-	events := generated(b, loggen.BenchOptions(1, 10000, 100000))
+	events := loggen.Events(loggen.BenchOptions(1, 10000, 100000))
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if _, err := replay.ComputeStats(&replay.SliceSource{Events: events}); err != nil {

@@ -12,20 +12,6 @@ import (
 	"github.com/jobevent/jobevent/pkg/replay"
 )
 
-// generated returns the events of a loggen job.
-func generated(t testing.TB, o loggen.Options) []format.Event {
-	t.Helper()
-	g := loggen.Job(o)
-	var out []format.Event
-	for {
-		e, err := g.Next()
-		if err != nil {
-			return out
-		}
-		out = append(out, e)
-	}
-}
-
 // wantPoint is the point Plan gives on the log folded up to seq.
 func wantPoint(t *testing.T, events []format.Event, seq int64) replay.SweepPoint {
 	t.Helper()
@@ -58,7 +44,7 @@ func TestSweep_MatchesPlan(t *testing.T) {
 	for _, name := range []string{"healthy.jsonl", "failover.jsonl", "running.jsonl", "no-batch-snapshot.jsonl"} {
 		logs[name] = testlog.Read(t, filepath.Join("../../testdata/logs", name))
 	}
-	logs["loggen-failovers"] = generated(t, loggen.Options{Seed: 3, Vertices: 6, FailureRate: 0.1,
+	logs["loggen-failovers"] = loggen.Events(loggen.Options{Seed: 3, Vertices: 6, FailureRate: 0.1,
 		PartitionLossRate: 0.05, Failovers: 2, LoseWorkerOnFailover: true, Sources: 2})
 	for name, events := range logs {
 		t.Run(name, func(t *testing.T) {
@@ -87,7 +73,7 @@ func TestSweep_MatchesPlan(t *testing.T) {
 // TestSweep_Points: a cap keeps at most Points points, at least half of
 // them, evenly spaced, and always the last event.
 func TestSweep_Points(t *testing.T) {
-	events := generated(t, loggen.Options{Seed: 1, Vertices: 8, MaxParallelism: 16, FailureRate: 0.05})
+	events := loggen.Events(loggen.Options{Seed: 1, Vertices: 8, MaxParallelism: 16, FailureRate: 0.05})
 	last := events[len(events)-1].Seq
 	for _, n := range []int{1, 2, 7, 10, 64} {
 		points, err := replay.Sweep(&replay.SliceSource{Events: events}, replay.SweepOptions{Points: n})
@@ -238,7 +224,7 @@ func (s *failingSource) Next() (format.Event, error) {
 
 // BenchmarkSweep: 100 points over a log of a 10,000-subtask job.
 func BenchmarkSweep(b *testing.B) {
-	events := generated(b, loggen.BenchOptions(1, 10000, 100000))
+	events := loggen.Events(loggen.BenchOptions(1, 10000, 100000))
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if _, err := replay.Sweep(&replay.SliceSource{Events: events}, replay.SweepOptions{Points: 100}); err != nil {

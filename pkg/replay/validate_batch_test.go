@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/jobevent/jobevent/internal/loggen"
 	"github.com/jobevent/jobevent/pkg/format"
 	"github.com/jobevent/jobevent/pkg/replay"
 )
@@ -132,7 +133,7 @@ func validateLogs(t *testing.T) [][]format.Event {
 		logs = append(logs, events)
 	}
 	for seed := int64(1); seed <= 30; seed++ {
-		events := generate(t, randomOptions(seed))
+		events := loggen.Events(randomOptions(seed))
 		if seed%3 == 0 { // mangled: the validator's error paths
 			rng := rand.New(rand.NewSource(seed))
 			for range 5 {
