@@ -22,31 +22,9 @@ func writePlanJSON(w io.Writer, p *replay.RecoveryPlan) error {
 	j.raw(",\n  \"epoch\": ")
 	j.int(int64(p.Epoch))
 	j.raw(",\n  \"vertices\": ")
-	switch {
-	case p.Vertices == nil:
-		j.raw("null")
-	case len(p.Vertices) == 0:
-		j.raw("[]")
-	default:
-		for k := range p.Vertices {
-			j.open(k)
-			j.vertex(&p.Vertices[k])
-		}
-		j.raw("\n  ]")
-	}
+	planArray(&j, p.Vertices, j.vertex)
 	j.raw(",\n  \"subtasks\": ")
-	switch {
-	case p.Subtasks == nil:
-		j.raw("null")
-	case len(p.Subtasks) == 0:
-		j.raw("[]")
-	default:
-		for k := range p.Subtasks {
-			j.open(k)
-			j.subtask(&p.Subtasks[k])
-		}
-		j.raw("\n  ]")
-	}
+	planArray(&j, p.Subtasks, j.subtask)
 	j.raw(",\n  \"summary\": {\n    \"keep\": ")
 	j.int(int64(p.Summary.Keep))
 	j.raw(",\n    \"rerun\": ")
@@ -85,6 +63,23 @@ type planJSON struct {
 
 // planJSONBuffer is how many bytes planJSON gathers before a write.
 const planJSONBuffer = 64 << 10
+
+// planArray writes xs as a member array of the plan (null when nil), each
+// element with elem.
+func planArray[T any](j *planJSON, xs []T, elem func(*T)) {
+	switch {
+	case xs == nil:
+		j.raw("null")
+	case len(xs) == 0:
+		j.raw("[]")
+	default:
+		for k := range xs {
+			j.open(k)
+			elem(&xs[k])
+		}
+		j.raw("\n  ]")
+	}
+}
 
 // open starts element k of an array of objects whose first key is
 // "vertex" (vertices and subtasks), up to that key's value.

@@ -64,6 +64,11 @@ func decodeProjected(data []byte, fs Fields, batch int) ([]Event, error) {
 		return nil, err
 	}
 	sr.Project(fs)
+	return readRest(sr, batch)
+}
+
+// readRest reads the rest of sr in reads of batch events.
+func readRest(sr *SegmentReader, batch int) ([]Event, error) {
 	buf := make([]Event, batch)
 	var all []Event
 	for {
@@ -136,18 +141,11 @@ func TestSegmentReader_ProjectAfterRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	sr.Project(FieldEpoch)
-	got := []Event{first}
-	buf := make([]Event, 100)
-	for {
-		n, err := sr.Read(buf)
-		got = append(got, buf[:n]...)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+	rest, err := readRest(sr, 100)
+	if err != nil {
+		t.Fatal(err)
 	}
+	got := append([]Event{first}, rest...)
 	if !reflect.DeepEqual(got, events) {
 		t.Fatalf("events read after a late Project differ from the full decode")
 	}

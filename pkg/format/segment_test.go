@@ -98,26 +98,18 @@ func TestSegment_ReadBatches(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := normalized(events)
-	var got []Event
-	buf := make([]Event, 300)
 	e, err := sr.Next() // mix Next and Read
 	if err != nil {
 		t.Fatal(err)
 	}
-	got = append(got, e)
-	for {
-		n, err := sr.Read(buf)
-		got = append(got, buf[:n]...)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+	rest, err := readRest(sr, 300)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(got, want) {
+	if got := append([]Event{e}, rest...); !reflect.DeepEqual(got, want) {
 		t.Fatalf("events differ (%d vs %d)", len(got), len(want))
 	}
+	buf := make([]Event, 300)
 	if n, err := sr.Read(buf); n != 0 || err != io.EOF {
 		t.Fatalf("Read after end = %d, %v; want 0, EOF", n, err)
 	}
