@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 )
@@ -90,4 +91,27 @@ func TestImport_BadInput(t *testing.T) {
 	runCLI(t, "import", filepath.Join(dir, "missing.jsonl"), filepath.Join(dir, "c")).
 		wantOneLineError(t, 2, "missing.jsonl")
 	runCLI(t, "import", logPath("healthy.jsonl"), "gopher://x").wantOneLineError(t, 2, "gopher")
+}
+
+// TestRelaxGC: import raises the collector's target while it runs and puts
+// the previous one back, and leaves it alone when GOGC is set.
+func TestRelaxGC(t *testing.T) {
+	t.Setenv("GOGC", "")
+	prev := debug.SetGCPercent(100)
+	defer debug.SetGCPercent(prev)
+	restore := relaxGC()
+	if got := debug.SetGCPercent(importGCPercent); got != importGCPercent {
+		t.Errorf("while importing the target is %d, want %d", got, importGCPercent)
+	}
+	restore()
+	if got := debug.SetGCPercent(100); got != 100 {
+		t.Errorf("after import the target is %d, want 100 back", got)
+	}
+
+	t.Setenv("GOGC", "50")
+	debug.SetGCPercent(50)
+	relaxGC()()
+	if got := debug.SetGCPercent(100); got != 50 {
+		t.Errorf("with GOGC=50 import changed the target to %d", got)
+	}
 }
