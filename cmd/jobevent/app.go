@@ -25,11 +25,11 @@ var version = ""
 // (run, master, worker) and the log commands.
 func commands() []*cli.Command {
 	return []*cli.Command{
-		withFlinkImport(newImportCommand()),
+		newImportCommand(),
 		newDumpCommand(),
 		newValidateCommand(),
 		newDiffCommand(),
-		withFlinkReplay(newReplayCommand()),
+		newReplayCommand(),
 		newTimelineCommand(),
 		newStatsCommand(),
 		newCompletionCommand(),

@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/jobevent/jobevent/pkg/blob"
+	"github.com/jobevent/jobevent/pkg/logsource"
 	"github.com/jobevent/jobevent/pkg/replay"
 	"github.com/jobevent/jobevent/pkg/runtime"
 )
@@ -56,10 +57,10 @@ func runCancel(c *cli.Context) error {
 		return err
 	}
 	arg := c.Args().First()
-	if isJSONLPath(arg) {
+	if logsource.IsJSONLPath(arg) {
 		return fmt.Errorf("%s: cancel needs a bucket log, not a JSONL file", arg)
 	}
-	src, err := openSource(c.Context, arg, sourceOptions{})
+	src, err := openLog(c, arg, logsource.Options{})
 	if err != nil {
 		return err
 	}

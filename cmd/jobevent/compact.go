@@ -11,6 +11,7 @@ import (
 	"github.com/jobevent/jobevent/internal/human"
 	"github.com/jobevent/jobevent/internal/report"
 	"github.com/jobevent/jobevent/pkg/blob"
+	"github.com/jobevent/jobevent/pkg/logsource"
 )
 
 func newCompactCommand() *cli.Command {
@@ -52,7 +53,7 @@ func runCompact(c *cli.Context) error {
 		return usagef(c, "bad --target-size %q: want a size from 1 to 15MiB, e.g. 8MiB or 4194304", c.String("target-size"))
 	}
 	arg := c.Args().First()
-	if isJSONLPath(arg) {
+	if logsource.IsJSONLPath(arg) {
 		return fmt.Errorf("%s: compact needs a bucket log, not a JSONL file", arg)
 	}
 	log, err := openExistingLog(c, arg)
@@ -98,7 +99,7 @@ func openExistingLog(c *cli.Context, arg string) (*blob.Log, error) {
 	}
 	ok, err := log.Exists(c.Context)
 	if err == nil && !ok {
-		err = &noLogError{url: arg}
+		err = &blob.NoLogError{URL: arg}
 	}
 	if err != nil {
 		log.Close()

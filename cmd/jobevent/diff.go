@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/jobevent/jobevent/internal/human"
 	"github.com/jobevent/jobevent/pkg/format"
+	"github.com/jobevent/jobevent/pkg/logsource"
 	"github.com/jobevent/jobevent/pkg/replay"
 )
 
@@ -39,19 +41,11 @@ func runDiff(c *cli.Context) error {
 	if err := wantArgs(c, 2, 2); err != nil {
 		return err
 	}
-	oa, ob, err := diffFlinkOptions(c)
-	if err != nil {
-		return err
-	}
-	a, err := openSource(c.Context, c.Args().Get(0), oa)
+	a, b, err := openDiffLogs(c)
 	if err != nil {
 		return err
 	}
 	defer a.Close()
-	b, err := openSource(c.Context, c.Args().Get(1), ob)
-	if err != nil {
-		return err
-	}
 	defer b.Close()
 	var res *replay.DiffResult
 	if c.Bool("events") {
@@ -73,7 +67,7 @@ func runDiff(c *cli.Context) error {
 	return nil
 }
 
-func diffStates(a, b eventSource) (*replay.DiffResult, error) {
+func diffStates(a, b logsource.Source) (*replay.DiffResult, error) {
 	sa, err := replay.Fold(a, 0)
 	if err != nil {
 		return nil, err
@@ -176,4 +170,41 @@ func seqCell(seq int64) string {
 		return ""
 	}
 	return strconv.FormatInt(seq, 10)
+}
+
+// openDiffLogs opens diff's two logs. The Flink flags go to whichever of
+// them is a Flink log; with neither, they are a usage error.
+func openDiffLogs(c *cli.Context) (a, b logsource.Source, err error) {
+	fo, err := flinkOptionsOf(c)
+	if err != nil {
+		return nil, nil, err
+	}
+	var srcs [2]logsource.Source
+	var refused error
+	fits := 0
+	for i := range srcs {
+		arg := c.Args().Get(i)
+		srcs[i], err = openLog(c, arg, logsource.Options{Flink: fo})
+		var ue *usageError
+		if fo != nil && errors.As(err, &ue) {
+			if refused == nil {
+				refused = ue // not a Flink log: the flags must fit the other
+			}
+			srcs[i], err = openLog(c, arg, logsource.Options{})
+		} else if err == nil {
+			fits++
+		}
+		if err != nil {
+			if i == 1 {
+				srcs[0].Close()
+			}
+			return nil, nil, err
+		}
+	}
+	if fo != nil && fits == 0 {
+		srcs[0].Close()
+		srcs[1].Close()
+		return nil, nil, refused
+	}
+	return srcs[0], srcs[1], nil
 }

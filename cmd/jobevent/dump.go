@@ -11,8 +11,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/jobevent/jobevent/internal/progress"
-	"github.com/jobevent/jobevent/pkg/blob"
 	"github.com/jobevent/jobevent/pkg/format"
+	"github.com/jobevent/jobevent/pkg/logsource"
 )
 
 func newDumpCommand() *cli.Command {
@@ -161,15 +161,15 @@ func runDump(c *cli.Context) error {
 	if poll <= 0 {
 		return usagef(c, "bad --poll-interval %v: want a positive duration", poll)
 	}
-	o := sourceOptions{since: filter.since, until: filter.until, follow: follow, poll: poll}
-	if o.flink, err = flinkOptionsOf(c); err != nil {
+	o := logsource.Options{Since: filter.since, Until: filter.until, Follow: follow, Poll: poll}
+	if o.Flink, err = flinkOptionsOf(c); err != nil {
 		return err
 	}
-	var src eventSource
+	var src logsource.Source
 	if follow {
 		src, err = openFollowed(c, c.Args().First(), o)
 	} else {
-		src, err = openSource(c.Context, c.Args().First(), o)
+		src, err = openLog(c, c.Args().First(), o)
 	}
 	if follow && c.Context.Err() != nil {
 		return nil // interrupted while waiting for the log
@@ -181,8 +181,8 @@ func runDump(c *cli.Context) error {
 	bar := newDumpProgress(c, src, &filter, follow)
 	defer bar.Done()
 	p := newEventPrinter(c.String("format"), bar.Writer(c.App.Writer), follow)
-	if _, ok := src.(*flinkSource); ok {
-		p = newFlinkEventPrinter(c.String("format"), bar.Writer(c.App.Writer))
+	if logsource.EventTimes(src) == logsource.TimesNone {
+		p = newTimelessEventPrinter(c.String("format"), bar.Writer(c.App.Writer))
 	}
 	err = dumpEvents(withProgress(src, bar), p, &filter, follow, c.App.ErrWriter)
 	if ferr := p.Flush(); err == nil {
@@ -199,7 +199,7 @@ func runDump(c *cli.Context) error {
 // newDumpProgress returns the progress line of a dump: the events read of
 // those the segment names promise between --since and --until. A dump
 // that follows the log has no end to show progress towards: it gets none.
-func newDumpProgress(c *cli.Context, src eventSource, f *eventFilter, follow bool) *progress.Reporter {
+func newDumpProgress(c *cli.Context, src logsource.Source, f *eventFilter, follow bool) *progress.Reporter {
 	if follow {
 		return progress.Disabled()
 	}
@@ -213,7 +213,7 @@ func newDumpProgress(c *cli.Context, src eventSource, f *eventFilter, follow boo
 // dumpEvents copies the matching events of src to p. When following, the
 // output is flushed after every event and warnings are printed as they
 // arrive, and the dump ends after --until.
-func dumpEvents(src eventSource, p eventPrinter, f *eventFilter, follow bool, stderr io.Writer) error {
+func dumpEvents(src logsource.Source, p eventPrinter, f *eventFilter, follow bool, stderr io.Writer) error {
 	// One event, reused: p.Write takes its address through an interface,
 	// so an event declared inside the loop would move to the heap on
 	// every iteration.
@@ -274,11 +274,10 @@ func eventRow(e *format.Event) []string {
 // openFollowed opens the log dump --follow reads. A log that does not
 // exist yet (a follower started before its master) is waited for, polling
 // every --poll-interval, with one notice on stderr.
-func openFollowed(c *cli.Context, arg string, o sourceOptions) (eventSource, error) {
+func openFollowed(c *cli.Context, arg string, o logsource.Options) (logsource.Source, error) {
 	for said := false; ; said = true {
-		src, err := openSource(c.Context, arg, o)
-		var nl *noLogError
-		if err == nil || !(errors.Is(err, blob.ErrNoLog) || errors.As(err, &nl)) {
+		src, err := openLog(c, arg, o)
+		if err == nil || !logsource.IsNoLog(err) {
 			return src, err
 		}
 		if !said {
@@ -287,7 +286,7 @@ func openFollowed(c *cli.Context, arg string, o sourceOptions) (eventSource, err
 		select {
 		case <-c.Context.Done():
 			return nil, c.Context.Err()
-		case <-time.After(o.poll):
+		case <-time.After(o.Poll):
 		}
 	}
 }

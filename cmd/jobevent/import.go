@@ -12,14 +12,15 @@ import (
 	"github.com/jobevent/jobevent/internal/human"
 	"github.com/jobevent/jobevent/internal/progress"
 	"github.com/jobevent/jobevent/pkg/blob"
-	"github.com/jobevent/jobevent/pkg/format"
+	"github.com/jobevent/jobevent/pkg/logsource"
 )
 
 func newImportCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "import",
 		Usage: "write a canonical JSONL file into a new log",
-		UsageText: "jobevent import FILE.jsonl|- LOG [--format table|json]\n\n" +
+		UsageText: "jobevent import FILE.jsonl|-|FLINK_DIR LOG [--flink-plan FILE] [--coordinator VERTEX=KIND]... [--format table|json]\n" +
+			"   (FLINK_DIR: a Flink job-events directory, local or on a bucket; docs/flink.md)\n\n" +
 			"EXAMPLES:\n" +
 			"   jobevent import testdata/logs/healthy.jsonl 'file:///tmp/jobevents?prefix=wordcount/'\n" +
 			"   jobevent dump 's3://ops-logs?prefix=jobs/a/' --format json | jobevent import - ./copy-of-a",
@@ -33,7 +34,7 @@ func newImportCommand() *cli.Command {
 			"refused. The summary\n" +
 			"goes to stderr (--format json: a JSON object on stdout; --quiet: none). On a terminal a\n" +
 			"progress bar shows the bytes read.",
-		Flags:  []cli.Flag{formatFlag("table", "json"), quietFlag()},
+		Flags:  []cli.Flag{formatFlag("table", "json"), quietFlag(), flinkPlanFlag(), coordinatorFlag()},
 		Action: runImport,
 	}
 }
@@ -51,29 +52,40 @@ func runImport(c *cli.Context) error {
 		return err
 	}
 	file, url := c.Args().Get(0), c.Args().Get(1)
-	if isJSONLPath(url) {
+	if logsource.IsJSONLPath(url) {
 		// Every reader would take the directory import creates for a
 		// JSONL file and call it corrupt.
 		return usagef(c, "LOG %q is a JSONL file name (or an existing file), which readers read as JSONL: import writes a bucket log (a directory or URL); to copy a JSONL file, copy it", url)
 	}
-	p := newProgress(c)
-	defer p.Done()
-	in, name, size, err := openImportInput(file, c.App.Reader)
+	fo, err := flinkOptionsOf(c)
 	if err != nil {
 		return err
 	}
-	defer in.Close()
+	p := newProgress(c)
+	defer p.Done()
+	input := func(r io.Reader, size int64) io.Reader {
+		p.Start("import: reading", size, progress.Bytes)
+		return p.Reader(r)
+	}
+	src, err := openLog(c, file, logsource.Options{Raw: true, Input: input, Flink: fo})
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	printNotices(c.App.ErrWriter, src.Notices())
 	// The input is read, checked and encoded whole before the log is
 	// touched, so that a bad line never leaves a half-imported log behind.
 	defer relaxGC()()
-	p.Start("import: reading", size, progress.Bytes)
-	src := &namedJSONReader{name: name, r: format.NewJSONReader(p.Reader(in))}
 	staged, err := blob.StageImport(c.Context, src, blob.ImportOptions{})
 	p.Done()
 	if err != nil {
 		return err
 	}
 	defer staged.Close()
+	name := src.Info().Arg
+	if name == "-" {
+		name = "stdin"
+	}
 	if staged.Events() == 0 {
 		return fmt.Errorf("%s holds no events: nothing to import (a log starts with job_submitted at seq 1)", name)
 	}
@@ -96,8 +108,12 @@ func runImport(c *cli.Context) error {
 	if c.Bool("quiet") {
 		return nil
 	}
-	fmt.Fprintf(c.App.ErrWriter, "imported %s into %s: %s, %s\n",
-		human.Count(sum.Events, "event"), url, human.Count(sum.Segments, "segment"), human.Count(sum.Epochs, "epoch"))
+	of := ""
+	if src.Info().Kind == logsource.KindFlink {
+		of = " of the Flink log " + file
+	}
+	fmt.Fprintf(c.App.ErrWriter, "imported %s%s into %s: %s, %s\n",
+		human.Count(sum.Events, "event"), of, url, human.Count(sum.Segments, "segment"), human.Count(sum.Epochs, "epoch"))
 	return nil
 }
 
@@ -118,35 +134,4 @@ func relaxGC() (restore func()) {
 	}
 	prev := debug.SetGCPercent(importGCPercent)
 	return func() { debug.SetGCPercent(prev) }
-}
-
-// openImportInput opens import's FILE argument ("-" is stdin) and returns
-// it, the name errors give it, and its size (0 when unknown).
-func openImportInput(file string, stdin io.Reader) (io.ReadCloser, string, int64, error) {
-	if file == "-" {
-		return io.NopCloser(stdin), "stdin", 0, nil
-	}
-	f, err := os.Open(file)
-	if err != nil {
-		return nil, "", 0, err
-	}
-	var size int64
-	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
-		size = fi.Size()
-	}
-	return f, file, size, nil
-}
-
-// namedJSONReader prefixes syntax errors with the input's name.
-type namedJSONReader struct {
-	name string
-	r    *format.JSONReader
-}
-
-func (r *namedJSONReader) Next() (format.Event, error) {
-	e, err := r.r.Next()
-	if err != nil && err != io.EOF {
-		return e, fmt.Errorf("%s: %w", r.name, err)
-	}
-	return e, err
 }

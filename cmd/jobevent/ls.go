@@ -11,6 +11,7 @@ import (
 	"github.com/jobevent/jobevent/internal/human"
 	"github.com/jobevent/jobevent/internal/report"
 	"github.com/jobevent/jobevent/pkg/blob"
+	"github.com/jobevent/jobevent/pkg/logsource"
 )
 
 func newLsCommand() *cli.Command {
@@ -43,29 +44,20 @@ func runLs(c *cli.Context) error {
 	if err := wantArgs(c, 1, 1); err != nil {
 		return err
 	}
-	arg := c.Args().First()
-	if isJSONLPath(arg) {
-		return fmt.Errorf("%s: ls needs a bucket or directory, not a JSONL file", arg)
-	}
-	bucket, err := blob.Open(c.Context, arg)
+	listing, err := logsource.List(c.Context, c.Args().First())
 	if err != nil {
 		return err
 	}
-	defer bucket.Close()
-	logs, err := bucket.Summaries(c.Context)
-	if err != nil {
-		return err
-	}
-	logs = append(logs, flinkSummaries(c.Context, arg)...)
+	logs := listing.Logs
 	for _, s := range logs {
 		if s.Problem != "" {
 			warnf(c.App.ErrWriter, "%s: %s", s.URL, s.Problem)
 		}
 	}
 	if c.String("format") == "json" {
-		return writeJSON(c.App.Writer, lsOutput{Bucket: bucket.URL(), Logs: logs})
+		return writeJSON(c.App.Writer, lsOutput{Bucket: listing.Bucket, Logs: logs})
 	}
-	return printLs(c.App.Writer, bucket.URL(), logs)
+	return printLs(c.App.Writer, listing.Bucket, logs)
 }
 
 // printLs writes the table form of ls.

@@ -12,9 +12,12 @@ import (
 // writePlanJSON writes p to w with the bytes writeJSON writes for it
 // (encoding/json, indented by two spaces, then a newline), streamed through
 // a buffer instead of built whole and then indented: the plan of a job of
-// a million subtasks is over 100 MB of JSON.
-func writePlanJSON(w io.Writer, p *replay.RecoveryPlan) error {
-	j := planJSON{w: w, buf: make([]byte, 0, planJSONBuffer+4<<10)}
+// a million subtasks is over 100 MB of JSON. A vertex or subtask row whose
+// vertex has a name in names (a Flink log's, from its plan) gets a "name"
+// after its "vertex"; the others have none. It is the one writer of a
+// plan's JSON.
+func writePlanJSON(w io.Writer, p *replay.RecoveryPlan, names map[string]string) error {
+	j := planJSON{w: w, buf: make([]byte, 0, planJSONBuffer+4<<10), names: names}
 	j.raw("{\n  \"job\": ")
 	j.str(p.Job)
 	j.raw(",\n  \"last_seq\": ")
@@ -55,10 +58,23 @@ type planJSON struct {
 	buf []byte
 	err error
 
-	// The last vertex id written and its encoding: the rows of a plan
-	// repeat it.
+	// The last vertex id written and its encoding, with its name when it
+	// has one: the rows of a plan repeat it.
 	vertexID  string
 	vertexEnc []byte
+
+	names map[string]string // vertex names, or nil
+}
+
+// vertexKey writes a row's vertex id, and its name when it has one.
+func (j *planJSON) vertexKey(id string) {
+	if id != j.vertexID || j.vertexEnc == nil {
+		j.vertexID, j.vertexEnc = id, appendJSONString(nil, id)
+		if n := j.names[id]; n != "" {
+			j.vertexEnc = appendJSONString(append(j.vertexEnc, ",\n      \"name\": "...), n)
+		}
+	}
+	j.buf = append(j.buf, j.vertexEnc...)
 }
 
 // planJSONBuffer is how many bytes planJSON gathers before a write.
@@ -94,7 +110,7 @@ func (j *planJSON) open(k int) {
 // vertex writes the rest of a vertex's object: the fields of
 // VertexPlan.MarshalJSON after "vertex".
 func (j *planJSON) vertex(v *replay.VertexPlan) {
-	j.str(v.Vertex)
+	j.vertexKey(v.Vertex)
 	j.raw(",\n      \"parallelism\": ")
 	if v.Initialized {
 		j.int(int64(v.Parallelism))
@@ -110,10 +126,7 @@ func (j *planJSON) vertex(v *replay.VertexPlan) {
 
 // subtask writes the rest of a subtask's object, after "vertex".
 func (j *planJSON) subtask(s *replay.SubtaskPlan) {
-	if s.Vertex != j.vertexID || j.vertexEnc == nil {
-		j.vertexID, j.vertexEnc = s.Vertex, appendJSONString(nil, s.Vertex)
-	}
-	j.buf = append(j.buf, j.vertexEnc...)
+	j.vertexKey(s.Vertex)
 	j.raw(",\n      \"subtask\": ")
 	j.int(int64(s.Subtask))
 	switch s.Decision {

@@ -52,7 +52,7 @@ func TestReplayPlanJSON_Strings(t *testing.T) {
 	for name, p := range cases {
 		t.Run(name, func(t *testing.T) {
 			var got bytes.Buffer
-			if err := writePlanJSON(&got, p); err != nil {
+			if err := writePlanJSON(&got, p, nil); err != nil {
 				t.Fatal(err)
 			}
 			if want := encoderJSON(t, p); got.String() != want {
@@ -64,7 +64,7 @@ func TestReplayPlanJSON_Strings(t *testing.T) {
 
 func TestReplayPlanJSON_WriteError(t *testing.T) {
 	p := &replay.RecoveryPlan{Job: "j", Subtasks: make([]replay.SubtaskPlan, 10_000)}
-	err := writePlanJSON(failingWriter{}, p)
+	err := writePlanJSON(failingWriter{}, p, nil)
 	if !errors.Is(err, errDiskFull) {
 		t.Fatalf("error = %v, want %v", err, errDiskFull)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/jobevent/jobevent/internal/progress"
 	"github.com/jobevent/jobevent/pkg/blob"
 	"github.com/jobevent/jobevent/pkg/format"
+	"github.com/jobevent/jobevent/pkg/logsource"
 )
 
 // quietFlag is the --quiet flag of the long-running commands: no progress
@@ -34,16 +35,16 @@ func newProgress(c *cli.Context) *progress.Reporter {
 	return progress.New(c.App.Writer, c.App.ErrWriter, o)
 }
 
-// progressSource counts the events read from an eventSource into a
+// progressSource counts the events read from a logsource.Source into a
 // progress line. Key, Notices and Close are those of the source.
 type progressSource struct {
-	eventSource
+	logsource.Source
 	p *progress.Reporter
 }
 
 // Next returns the source's next event and counts it.
 func (s *progressSource) Next() (format.Event, error) {
-	e, err := s.eventSource.Next()
+	e, err := s.Source.Next()
 	if err == nil {
 		s.p.Add(1)
 	}
@@ -52,38 +53,21 @@ func (s *progressSource) Next() (format.Event, error) {
 
 // withProgress returns src counting into p, or src itself when p draws
 // nothing.
-func withProgress(src eventSource, p *progress.Reporter) eventSource {
+func withProgress(src logsource.Source, p *progress.Reporter) logsource.Source {
 	if !p.Enabled() {
 		return src
 	}
-	return &progressSource{eventSource: src, p: p}
+	return &progressSource{Source: src, p: p}
 }
 
 // eventTotal returns how many events a reader of src between since and
-// until (inclusive, 0 = unbounded) will return, as far as the segment
-// names tell: the seq range that the log's segments span, cut to the
-// bounds. It is 0 (unknown) for a JSONL file or when the listing fails;
-// fenced rows can make it a little high.
-func eventTotal(ctx context.Context, src eventSource, since, until int64) int64 {
-	bs, ok := src.(*blobSource)
-	if !ok {
-		return 0
+// until (inclusive, 0 = unbounded) will return, as far as the log's
+// listing tells (logsource.WithTotal); 0 when unknown.
+func eventTotal(ctx context.Context, src logsource.Source, since, until int64) int64 {
+	if t, ok := src.(logsource.WithTotal); ok {
+		return t.Total(ctx, since, until)
 	}
-	segs, err := bs.log.Segments(ctx)
-	if err != nil || len(segs) == 0 {
-		return 0
-	}
-	first, last := segs[0].First, segs[0].Last
-	for _, s := range segs {
-		first, last = min(first, s.First), max(last, s.Last)
-	}
-	if since > first {
-		first = since
-	}
-	if until > 0 && until < last {
-		last = until
-	}
-	return max(last-first+1, 0)
+	return 0
 }
 
 // watchPoll is how often the progress line of a run looks for new

@@ -16,6 +16,7 @@ import (
 	"github.com/jobevent/jobevent/internal/progress"
 	"github.com/jobevent/jobevent/internal/testenv"
 	"github.com/jobevent/jobevent/pkg/format"
+	"github.com/jobevent/jobevent/pkg/logsource"
 )
 
 // writeGeneratedLog writes a generated log of events events (the
@@ -253,7 +254,7 @@ func TestProgress_RunForcedTerminal(t *testing.T) {
 
 func TestCountSubtasks(t *testing.T) {
 	for name, want := range map[string][2]int64{"running.jsonl": {7, 10}, "healthy.jsonl": {10, 10}} {
-		src, err := openSource(t.Context(), logPath(name), sourceOptions{})
+		src, err := logsource.Open(t.Context(), logPath(name), logsource.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -13,10 +13,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/jobevent/jobevent/pkg/blob"
+	"github.com/jobevent/jobevent/internal/human"
 	"github.com/jobevent/jobevent/pkg/format"
+	"github.com/jobevent/jobevent/pkg/logsource"
 	"github.com/jobevent/jobevent/pkg/replay"
-	"github.com/jobevent/jobevent/pkg/runtime"
 )
 
 func newReplayCommand() *cli.Command {
@@ -49,7 +49,13 @@ func newReplayCommand() *cli.Command {
 			"--work-dir the job ran with, or its partitions are not found). The what-if flags (--at,\n" +
 			"--lost-worker, --lost-partition, --no-workers, --available, --verbose, --sweep, --points)\n" +
 			"then are a usage error: add --dry-run. A .jsonl log is read-only: import it first\n" +
-			"(jobevent import FILE.jsonl LOG).",
+			"(jobevent import FILE.jsonl LOG).\n\n" +
+			"LOG may be an Apache Flink job-events directory (docs/flink.md): the dry run then predicts\n" +
+			"what Flink's recovering JobMaster keeps and redeploys (--lost-worker takes TaskManager\n" +
+			"resource ids; the default availability is what the TaskManagers still hold), with\n" +
+			"--flink-plan for names and --coordinator for coordinator kinds the log cannot tell.\n" +
+			"Without --dry-run a Flink log is refused: Flink recovers its own job. A log imported from\n" +
+			"a Flink log (jobevent import FLINK_DIR LOG) is planned the same way.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "dry-run", Usage: "print the plan; change nothing"},
 			&cli.Int64Flag{Name: "at", Usage: "plan as if the master died after event `SEQ`", DefaultText: "the last"},
@@ -64,6 +70,7 @@ func newReplayCommand() *cli.Command {
 			&cli.IntFlag{Name: "workers", Usage: "without --dry-run: number of in-process workers `N`", Value: 2},
 			&cli.IntFlag{Name: "slots", Usage: "without --dry-run: slots `N` per worker", Value: 2},
 			formatFlag("table", "json"),
+			flinkPlanFlag(), coordinatorFlag(),
 		},
 		Action: runReplay,
 	}
@@ -80,8 +87,12 @@ func runReplay(c *cli.Context) error {
 	if err := wantArgs(c, 1, 1); err != nil {
 		return err
 	}
+	fo, err := flinkOptionsOf(c)
+	if err != nil {
+		return err
+	}
 	if !c.Bool("dry-run") {
-		return runRecover(c)
+		return runRecover(c, fo)
 	}
 	for _, name := range realFlags {
 		if c.IsSet(name) {
@@ -99,8 +110,7 @@ func runReplay(c *cli.Context) error {
 	if c.IsSet("at") && at < 1 {
 		return usagef(c, "bad --at %d: want the seq of an event (1 or more); leave --at out to plan after the last event", at)
 	}
-	arg := c.Args().First()
-	src, err := openSource(c.Context, arg, sourceOptions{until: at})
+	src, err := openLog(c, c.Args().First(), logsource.Options{Until: at, Flink: fo})
 	if err != nil {
 		return err
 	}
@@ -108,24 +118,30 @@ func runReplay(c *cli.Context) error {
 	if c.Bool("sweep") {
 		return runSweep(c, src, replay.SweepOptions{Until: at, Available: opts})
 	}
-	po, err := dryRunOptions(c, src)
-	if err != nil {
-		return err
+	var po replay.PlanOptions
+	var note string
+	if s, ok := src.(logsource.WithSettings); ok {
+		if po, note, err = s.PlanOptions(c.Context); err != nil {
+			return err
+		}
 	}
-	if bs, ok := src.(*blobSource); ok {
-		bs.Reader.Project(replay.PlanFields) // the columns the plan depends on
+	if p, ok := src.(logsource.WithProjection); ok {
+		p.Project(replay.PlanFields) // the columns the plan depends on
 	}
 	st, err := replay.Fold(src, at)
 	printNotices(c.App.ErrWriter, src.Notices())
 	if err != nil {
-		if !unreadable(src, err) {
+		if r, ok := src.(logsource.WithRecover); !ok || !r.Unreadable(err) {
 			return err
 		}
 		warnf(c.App.ErrWriter, "%v: a resumed master cannot replay the log and restarts the job (log_unreadable); the plan covers what could be read", err)
 		po.LogUnreadable = true
 	}
-	if _, ok := src.(*blobSource); !ok {
-		fmt.Fprintf(c.App.ErrWriter, "jobevent: note: %s is a .jsonl log, which holds no job.yaml: the plan assumes the job's recovery is enabled (execution.batch.job-recovery.enabled: true, the default)\n", arg)
+	if note != "" {
+		fmt.Fprintf(c.App.ErrWriter, "jobevent: note: %s\n", note)
+	}
+	if n := st.Skipped(); n > 0 {
+		warnf(c.App.ErrWriter, "%s of the log could not be applied and were skipped: %v", human.Count(n, "event"), st.SkipErrors())
 	}
 	if at > st.LastSeq() && !po.LogUnreadable {
 		warnf(c.App.ErrWriter, "--at %d is past the end of the log (seq %d): planning after the last event", at, st.LastSeq())
@@ -136,9 +152,9 @@ func runReplay(c *cli.Context) error {
 	}
 	warnUnmatched(c, opts.Unmatched(st))
 	if c.String("format") == "json" {
-		err = writePlanJSON(c.App.Writer, plan)
+		err = writePlanJSON(c.App.Writer, plan, st.Names())
 	} else {
-		err = printPlanTable(c, plan, c.Bool("verbose"), opts.LostPartitions)
+		err = printPlanTable(c, plan, st.Names(), c.Bool("verbose"), opts.LostPartitions)
 	}
 	if err == nil && po.LogUnreadable {
 		// The log is corrupt: exit 2 as every reader does, after the plan
@@ -149,50 +165,30 @@ func runReplay(c *cli.Context) error {
 }
 
 // runRecover is replay without --dry-run: the job recovered for real.
-func runRecover(c *cli.Context) error {
+func runRecover(c *cli.Context, fo *logsource.FlinkOptions) error {
 	for _, name := range whatIfFlags {
 		if c.IsSet(name) {
 			return usagef(c, "--%s needs --dry-run: it is a what-if flag of the dry run; add --dry-run to print the plan (without it, replay recovers the job for real)", name)
 		}
 	}
 	arg := c.Args().First()
-	if isJSONLPath(arg) {
-		return usagef(c, "%s is a .jsonl log, which is read-only: it cannot be recovered in place; import it into a log first (jobevent import %s LOG), then run jobevent replay LOG", arg, arg)
+	src, err := openLog(c, arg, logsource.Options{Flink: fo})
+	if err != nil {
+		return err
+	}
+	_, err = logsource.Recoverable(c.Context, src)
+	src.Close()
+	var ro *logsource.ReadOnlyError
+	if errors.As(err, &ro) {
+		return usagef(c, "%v", err)
+	}
+	if err != nil {
+		return err
 	}
 	if c.Int("workers") < 1 || c.Int("slots") < 1 {
 		return usagef(c, "--workers and --slots must be at least 1")
 	}
 	return appOf(c).recoverJob(c, arg)
-}
-
-// dryRunOptions returns the plan options of the log's job.yaml, as a
-// recovering master reads them. A .jsonl log and a log without job.yaml
-// have none: the plan assumes the defaults (recovery enabled) and says so
-// on stderr (for a .jsonl log, runReplay does once the log is read).
-func dryRunOptions(c *cli.Context, src eventSource) (replay.PlanOptions, error) {
-	bs, ok := src.(*blobSource)
-	if !ok {
-		return replay.PlanOptions{}, nil // noted by jsonlAssumption once the log is read
-	}
-	po, found, err := runtime.LogPlanOptions(c.Context, bs.log)
-	if err != nil {
-		return po, err
-	}
-	if !found {
-		warnf(c.App.ErrWriter, "%s holds no job.yaml: the plan assumes the job's recovery is enabled (the default); a master cannot resume it without one", bs.log.URL())
-	}
-	return po, nil
-}
-
-// unreadable reports whether err, from folding src, means that a
-// recovering master could not replay the log either: a bucket log that is
-// corrupt or of an unknown major version. A .jsonl log is not recovered
-// in place: its errors stay errors.
-func unreadable(src eventSource, err error) bool {
-	if _, ok := src.(*blobSource); !ok {
-		return false
-	}
-	return blob.IsCorrupt(err) || errors.Is(err, format.ErrUnknownVersion)
 }
 
 // warnUnmatched warns about every what-if value that names nothing in the
@@ -277,7 +273,7 @@ func readAvailable(file string) ([]replay.PartitionLoc, error) {
 	return locs, nil
 }
 
-func printPlanTable(c *cli.Context, p *replay.RecoveryPlan, verbose bool, lost []format.SubtaskRef) error {
+func printPlanTable(c *cli.Context, p *replay.RecoveryPlan, names map[string]string, verbose bool, lost []format.SubtaskRef) error {
 	w := c.App.Writer
 	fmt.Fprintf(w, "job %s, replayed to seq %d (epoch %d): keep %d, rerun %d, run %d\n",
 		p.Job, p.LastSeq, p.Epoch, p.Summary.Keep, p.Summary.Rerun, p.Summary.Run)
@@ -293,7 +289,7 @@ func printPlanTable(c *cli.Context, p *replay.RecoveryPlan, verbose bool, lost [
 		fmt.Fprintln(w, note)
 	}
 	fmt.Fprintln(w)
-	if err := printVertexTable(w, p); err != nil {
+	if err := printVertexTable(w, p, names); err != nil {
 		return err
 	}
 	if p.Ended != "" {
@@ -302,7 +298,7 @@ func printPlanTable(c *cli.Context, p *replay.RecoveryPlan, verbose bool, lost [
 	var rows [][]string
 	for _, s := range p.Subtasks {
 		if verbose || s.Decision == replay.DecisionRerun {
-			rows = append(rows, []string{fmt.Sprintf("%s/%d", s.Vertex, s.Subtask), string(s.Decision),
+			rows = append(rows, []string{fmt.Sprintf("%s/%d", nameOr(names, s.Vertex), s.Subtask), string(s.Decision),
 				strconv.Itoa(int(s.Attempt)), strings.Join(s.Reasons, ", ")})
 		}
 	}
@@ -349,7 +345,9 @@ func lostPartitionNotes(p *replay.RecoveryPlan, lost []format.SubtaskRef) []stri
 }
 
 // printVertexTable writes one row per vertex with its decision counts.
-func printVertexTable(w io.Writer, p *replay.RecoveryPlan) error {
+// With names (a Flink log's), a vertex is shown by its name, its id in
+// the second column.
+func printVertexTable(w io.Writer, p *replay.RecoveryPlan, names map[string]string) error {
 	type counts struct{ keep, rerun, run int }
 	byVertex := make(map[string]*counts)
 	for _, v := range p.Vertices {
@@ -369,7 +367,11 @@ func printVertexTable(w io.Writer, p *replay.RecoveryPlan) error {
 			n.run++
 		}
 	}
-	t := newTable(w, "vertex", "parallelism", "keep", "rerun", "run", "note")
+	header := []string{"vertex", "parallelism", "keep", "rerun", "run", "note"}
+	if len(names) > 0 {
+		header = slices.Insert(header, 1, "id")
+	}
+	t := newTable(w, header...)
 	for _, v := range p.Vertices {
 		n := byVertex[v.Vertex]
 		par, note := strconv.Itoa(int(v.Parallelism)), ""
@@ -379,7 +381,11 @@ func printVertexTable(w io.Writer, p *replay.RecoveryPlan) error {
 		case v.Deferred:
 			note = "deferred: a later reset of any subtask reruns them all"
 		}
-		if err := t.Append(v.Vertex, par, strconv.Itoa(n.keep), strconv.Itoa(n.rerun), strconv.Itoa(n.run), note); err != nil {
+		row := []string{v.Vertex, par, strconv.Itoa(n.keep), strconv.Itoa(n.rerun), strconv.Itoa(n.run), note}
+		if len(names) > 0 {
+			row = slices.Insert(row, 0, nameOr(names, v.Vertex))
+		}
+		if err := t.Append(row); err != nil {
 			return fmt.Errorf("replay: table: %w", err)
 		}
 	}
@@ -387,4 +393,13 @@ func printVertexTable(w io.Writer, p *replay.RecoveryPlan) error {
 		return fmt.Errorf("replay: table: %w", err)
 	}
 	return nil
+}
+
+// nameOr returns the name of vertex id in names, or the id when it has
+// none.
+func nameOr(names map[string]string, id string) string {
+	if n := names[id]; n != "" {
+		return n
+	}
+	return id
 }

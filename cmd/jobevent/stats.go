@@ -9,6 +9,7 @@ import (
 
 	"github.com/jobevent/jobevent/internal/human"
 	"github.com/jobevent/jobevent/internal/report"
+	"github.com/jobevent/jobevent/pkg/logsource"
 	"github.com/jobevent/jobevent/pkg/replay"
 )
 
@@ -42,11 +43,11 @@ func runStats(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	src, err := openSource(c.Context, c.Args().First(), sourceOptions{flink: fo})
+	src, err := openLog(c, c.Args().First(), logsource.Options{Flink: fo})
 	if err != nil {
 		return err
 	}
-	if _, ok := src.(*flinkSource); ok {
+	if logsource.EventTimes(src) == logsource.TimesNone {
 		warnf(c.App.ErrWriter, "%s is a Flink log: Flink records no times, so every duration, wall time, wait and downtime is unknown and shows as 0s; counts, records and bytes are Flink's", c.Args().First())
 	}
 	defer src.Close()

@@ -14,6 +14,7 @@ import (
 	"github.com/jobevent/jobevent/internal/human"
 	"github.com/jobevent/jobevent/pkg/blob"
 	"github.com/jobevent/jobevent/pkg/format"
+	"github.com/jobevent/jobevent/pkg/logsource"
 	"github.com/jobevent/jobevent/pkg/replay"
 	"github.com/jobevent/jobevent/pkg/runtime"
 )
@@ -97,12 +98,12 @@ func runStatus(c *cli.Context) error {
 	arg := c.Args().First()
 	st := &jobStatus{Log: arg, Heartbeat: "n/a", Vertices: []vertexRun{},
 		Recording: recording{Health: "ok", TornTail: []string{}, UnknownObjects: []string{}}}
-	if !isJSONLPath(arg) {
+	if !logsource.IsJSONLPath(arg) {
 		if err := fillEpoch(c.Context, arg, c.Duration("heartbeat-timeout"), st); err != nil {
 			return err
 		}
 	}
-	src, err := openSource(c.Context, arg, sourceOptions{})
+	src, err := openLog(c, arg, logsource.Options{})
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/jobevent/jobevent/internal/human"
 	"github.com/jobevent/jobevent/internal/report"
 	"github.com/jobevent/jobevent/pkg/format"
+	"github.com/jobevent/jobevent/pkg/logsource"
 	"github.com/jobevent/jobevent/pkg/replay"
 )
 
@@ -38,7 +39,7 @@ func (s *jobOf) Next() (format.Event, error) {
 }
 
 // runSweep prints the exposure sweep of replay --dry-run --sweep.
-func runSweep(c *cli.Context, src eventSource, opts replay.SweepOptions) error {
+func runSweep(c *cli.Context, src logsource.Source, opts replay.SweepOptions) error {
 	opts.Points = c.Int("points")
 	if opts.Points < 0 {
 		return usagef(c, "bad --points %d: want 0 or more", opts.Points)

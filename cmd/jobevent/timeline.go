@@ -9,6 +9,7 @@ import (
 
 	"github.com/jobevent/jobevent/internal/human"
 	"github.com/jobevent/jobevent/internal/report"
+	"github.com/jobevent/jobevent/pkg/logsource"
 )
 
 // defaultTimelinePoints is the default --points of timeline: the
@@ -36,6 +37,7 @@ func newTimelineCommand() *cli.Command {
 			&cli.StringFlag{Name: "svg", Usage: "write the chart as an SVG image to `FILE` (- for stdout)"},
 			&cli.IntFlag{Name: "points", Usage: "at most `N` points on the exposure curve (0: every event)", Value: defaultTimelinePoints},
 			formatFlag("table", "json"),
+			flinkPlanFlag(), coordinatorFlag(),
 		},
 		Action: runTimeline,
 	}
@@ -68,12 +70,20 @@ func runTimeline(c *cli.Context) error {
 	if points < 0 {
 		return usagef(c, "bad --points %d: want 0 or more", points)
 	}
-	src, err := openSource(c.Context, c.Args().First(), sourceOptions{})
+	fo, err := flinkOptionsOf(c)
+	if err != nil {
+		return err
+	}
+	src, err := openLog(c, c.Args().First(), logsource.Options{Flink: fo})
 	if err != nil {
 		return err
 	}
 	defer src.Close()
-	tl, err := report.BuildTimeline(src, report.TimelineOptions{Points: points})
+	bySeq := logsource.EventTimes(src) == logsource.TimesNone
+	if bySeq {
+		warnf(c.App.ErrWriter, "%s has no times (Flink records none): the chart is laid out by seq, one event a step, and shows no durations", c.Args().First())
+	}
+	tl, err := report.BuildTimeline(src, report.TimelineOptions{Points: points, BySeq: bySeq})
 	printNotices(c.App.ErrWriter, src.Notices())
 	if err != nil {
 		return err

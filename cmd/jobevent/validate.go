@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"github.com/jobevent/jobevent/internal/human"
 	"github.com/jobevent/jobevent/internal/progress"
 	"github.com/jobevent/jobevent/pkg/format"
+	"github.com/jobevent/jobevent/pkg/logsource"
 	"github.com/jobevent/jobevent/pkg/replay"
 )
 
@@ -58,22 +60,11 @@ func runValidate(c *cli.Context) error {
 	}
 	flinkSeen := false
 	for i, arg := range c.Args().Slice() {
-		fs, isFlink, err := validateFlink(c, arg, fo)
+		fs, isFlink, err := validateLog(c, arg, fo, bar, i)
 		if err != nil {
 			return err
 		}
 		flinkSeen = flinkSeen || isFlink
-		if !isFlink {
-			src, err := openSource(c.Context, arg, sourceOptions{anySeq: true})
-			if err != nil {
-				return err
-			}
-			if bar.Enabled() {
-				bar.Start(validateLabel(arg, i, c.NArg()), eventTotal(c.Context, src, 0, 0), progress.Events)
-			}
-			fs = replay.Validate(batchedValidateSource(src, bar), replay.ValidateOptions{})
-			src.Close()
-		}
 		for _, f := range fs {
 			if f.Key == arg {
 				f.Key = "" // a JSONL file has no objects
@@ -82,10 +73,8 @@ func runValidate(c *cli.Context) error {
 		}
 	}
 	bar.Done()
-	if !flinkSeen {
-		if err := fo.refuse(c.Args().First()); err != nil {
-			return err
-		}
+	if !flinkSeen && fo != nil {
+		return &usageError{msg: (&logsource.FlinkOptionsError{Given: fo.Given, Arg: c.Args().First()}).Error()}
 	}
 	if err := printFindings(c, all); err != nil {
 		return err
@@ -95,6 +84,34 @@ func runValidate(c *cli.Context) error {
 		return findings("validate: %s, %s", human.Count(errs, "error"), human.Count(warns, "warning"))
 	}
 	return nil
+}
+
+// validateLog validates one log. The Flink flags apply to it when it is a
+// Flink log (isFlink); a Flink log the format itself cannot read is an
+// error finding, as Flink would fail on it.
+func validateLog(c *cli.Context, arg string, fo *logsource.FlinkOptions, bar *progress.Reporter, i int) (fs []replay.Finding, isFlink bool, err error) {
+	src, err := logsource.Open(c.Context, arg, logsource.Options{AnySeq: true, Flink: fo})
+	var fe *logsource.FlinkOptionsError
+	if errors.As(err, &fe) {
+		src, err = logsource.Open(c.Context, arg, logsource.Options{AnySeq: true})
+	}
+	if f, ok := logsource.CorruptFinding(err); ok {
+		return []replay.Finding{f}, true, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	defer src.Close()
+	isFlink = src.Info().Kind == logsource.KindFlink
+	if bar.Enabled() {
+		bar.Start(validateLabel(arg, i, c.NArg()), eventTotal(c.Context, src, 0, 0), progress.Events)
+	}
+	var head, tail []replay.Finding
+	if wf, ok := src.(logsource.WithFindings); ok {
+		head, tail = wf.Findings()
+	}
+	fs = append(head, replay.Validate(batchedValidateSource(src, bar), replay.ValidateOptions{})...)
+	return append(fs, tail...), isFlink, nil
 }
 
 // validateLabel names the log being validated on the progress line: the
@@ -193,15 +210,34 @@ type batchedSource struct {
 }
 
 // batchedValidateSource returns src as validate reads it (validateSource),
-// by batches and projected when src is a bucket log.
-func batchedValidateSource(src eventSource, p *progress.Reporter) replay.Source {
+// by batches and projected when src can do both.
+func batchedValidateSource(src logsource.Source, p *progress.Reporter) replay.Source {
 	vs := validateSource(src, p)
-	bs, ok := src.(*blobSource)
+	bs, ok := src.(replay.BatchSource)
 	if !ok {
 		return vs
 	}
-	bs.Reader.Project(replay.ValidateFields)
-	return &batchedSource{Source: vs, batches: bs.Reader, p: p}
+	if pr, ok := src.(logsource.WithProjection); ok {
+		pr.Project(replay.ValidateFields)
+	}
+	return &batchedSource{Source: vs, batches: bs, p: p}
+}
+
+// claimingSource is a source wrapped for progress that still offers the
+// epoch objects of the source it wraps.
+type claimingSource struct {
+	logsource.Source
+	replay.Claimer
+}
+
+// validateSource is src as validate reads it: with progress counted into
+// p, and its epoch objects, when it has them.
+func validateSource(src logsource.Source, p *progress.Reporter) replay.Source {
+	wrapped := withProgress(src, p)
+	if c, ok := src.(replay.Claimer); ok {
+		return claimingSource{Source: wrapped, Claimer: c}
+	}
+	return wrapped
 }
 
 // NextBatch returns the log's next events and counts them.

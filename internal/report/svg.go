@@ -163,11 +163,14 @@ func gapsOf(t *Timeline) [][2]time.Time {
 }
 
 func writeHeader(s *svgWriter, t *Timeline) {
-	wall := t.End.Sub(t.Start)
+	wall := "wall " + durationLabel(t.End.Sub(t.Start))
+	if t.BySeq {
+		wall = "no times in the log: laid out by seq"
+	}
 	s.printf(`<text class="title" x="16" y="24">%s</text>`+"\n", esc("Job "+t.Job))
-	sub := fmt.Sprintf("%s · wall %s · %s · %s", t.Status, durationLabel(wall), human.Count(len(t.Attempts), "attempt"),
+	sub := fmt.Sprintf("%s · %s · %s · %s", t.Status, wall, human.Count(len(t.Attempts), "attempt"),
 		human.Count(len(t.Epochs), "epoch"))
-	if t.Stats != nil && len(t.Stats.Failovers) > 0 {
+	if t.Stats != nil && len(t.Stats.Failovers) > 0 && !t.BySeq {
 		sub += fmt.Sprintf(" · lost to failovers %s (downtime %s + redone %s)",
 			durationLabel(secs(t.Stats.Lost.TotalSeconds)), durationLabel(secs(t.Stats.Lost.DowntimeSeconds)),
 			durationLabel(secs(t.Stats.Lost.RedoneSeconds)))
@@ -240,9 +243,13 @@ func writeLanes(s *svgWriter, t *Timeline, l *layout) {
 	reran := t.reranBy()
 	y := float64(lanesTop)
 	for _, v := range t.Vertices {
-		meta := fmt.Sprintf("  %s", v.Operator)
+		label, op := v.ID, v.Operator
+		if n := t.Names[v.ID]; n != "" {
+			label, op = n, v.ID // named: the id goes where the operator went
+		}
+		meta := fmt.Sprintf("  %s", op)
 		if v.Parallelism > 0 {
-			meta = fmt.Sprintf("  ×%d %s", v.Parallelism, v.Operator)
+			meta = fmt.Sprintf("  ×%d %s", v.Parallelism, op)
 		} else {
 			meta += " · not initialized"
 		}
@@ -250,7 +257,7 @@ func writeLanes(s *svgWriter, t *Timeline, l *layout) {
 			meta += " · " + v.Coordinator
 		}
 		s.printf(`<text class="group" x="12" y="%.1f" data-vertex="%s">%s<tspan class="group-meta">%s</tspan></text>`+"\n",
-			y+15, esc(v.ID), esc(v.ID), esc(meta))
+			y+15, esc(v.ID), esc(label), esc(meta))
 		y += groupHeight
 		for i := int32(0); i < v.Parallelism; i++ {
 			ref := format.SubtaskRef{Vertex: v.ID, Subtask: i}
@@ -277,7 +284,7 @@ func writeLanes(s *svgWriter, t *Timeline, l *layout) {
 }
 
 func writeGrid(s *svgWriter, sc *timeScale, t *Timeline, l *layout) {
-	for _, tk := range sc.ticks(t.Start, 12) {
+	for _, tk := range sc.ticks(t.Start, 12, t.offsetLabel) {
 		s.printf(`<line class="grid" x1="%.1f" y1="%d" x2="%.1f" y2="%.1f"/>`, tk.x, lanesTop, tk.x, l.expTop+exposureH)
 		s.printf(`<text class="tick" x="%.1f" y="%d" text-anchor="middle">%s</text>`, tk.x, tickRowY, esc(tk.label))
 		s.printf(`<text class="tick" x="%.1f" y="%.1f" text-anchor="middle">%s</text>`+"\n", tk.x, l.expTop+exposureH+14, esc(tk.label))
@@ -313,7 +320,9 @@ func attemptTip(t *Timeline, a *replay.AttemptSpan) string {
 	if a.Cause != "" {
 		fmt.Fprintf(&b, " by %s", a.Cause)
 	}
-	fmt.Fprintf(&b, " · %s · %s → %s", durationLabel(a.Duration()), offsetLabel(a.Start.Sub(t.Start)), offsetLabel(a.End.Sub(t.Start)))
+	if !t.BySeq {
+		fmt.Fprintf(&b, " · %s · %s → %s", durationLabel(a.Duration()), offsetLabel(a.Start.Sub(t.Start)), offsetLabel(a.End.Sub(t.Start)))
+	}
 	if a.EndSeq > 0 {
 		fmt.Fprintf(&b, " · seq %d–%d", a.StartSeq, a.EndSeq)
 	} else {

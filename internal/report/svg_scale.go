@@ -91,7 +91,7 @@ type tick struct {
 
 // ticks returns about n labeled ticks on the linear pieces, at a round
 // step counted from start.
-func (s *timeScale) ticks(start time.Time, n int) []tick {
+func (s *timeScale) ticks(start time.Time, n int, label func(time.Duration) string) []tick {
 	var active time.Duration
 	var width float64
 	for _, p := range s.pieces {
@@ -120,7 +120,7 @@ func (s *timeScale) ticks(start time.Time, n int) []tick {
 			if (len(out) > 0 && x-out[len(out)-1].x < minGap) || s.nearGap(x, minGap/2) {
 				continue
 			}
-			out = append(out, tick{x: x, label: offsetLabel(time.Duration(k) * step)})
+			out = append(out, tick{x: x, label: label(time.Duration(k) * step)})
 		}
 	}
 	return out

@@ -31,6 +31,43 @@ type Timeline struct {
 	// Stats holds the per-vertex statistics, the critical path and the
 	// cost of each failover.
 	Stats *replay.Stats
+	// BySeq is set for a log without times (a Flink log): the chart is
+	// laid out by seq, one event a step, and says so; durations are
+	// unknown.
+	BySeq bool
+	// Names are the vertices' names where a vertex's id is not its name
+	// (a Flink log's, from its plan): lanes show the name, the id beside.
+	Names map[string]string
+}
+
+// seqTime is the time a log without times is drawn at for seq n: one
+// second a step, so that the chart's scale is the seq's.
+func seqTime(n int64) time.Time { return time.Unix(n, 0).UTC() }
+
+// durationLabel renders a duration; a chart laid out by seq knows none.
+func (t *Timeline) durationLabel(d time.Duration) string {
+	if t.BySeq {
+		return "-"
+	}
+	return durationLabel(d)
+}
+
+// nameOf returns a vertex's name and id, "name (id)", or its id when it
+// has no name.
+func nameOf(names map[string]string, id string) string {
+	if n := names[id]; n != "" {
+		return n + " (" + id + ")"
+	}
+	return id
+}
+
+// offsetLabel labels a point of the axis, d after the start: a time
+// offset, or in a chart laid out by seq the seq.
+func (t *Timeline) offsetLabel(d time.Duration) string {
+	if t.BySeq {
+		return fmt.Sprintf("seq %d", t.Start.Unix()+int64(d/time.Second))
+	}
+	return offsetLabel(d)
 }
 
 // TimelineVertex is one vertex of the chart: a group of lanes, one per
@@ -47,6 +84,8 @@ type TimelineOptions struct {
 	// Points caps the points of the exposure curve (replay.SweepOptions
 	// Points); 0 samples every event.
 	Points int
+	// BySeq lays the chart out by seq: for a log without times.
+	BySeq bool
 }
 
 // BuildTimeline reads src once: every event goes both to a
@@ -54,7 +93,8 @@ type TimelineOptions struct {
 // exposure curve). An error of src ends it and is returned, wrapped.
 func BuildTimeline(src replay.Source, opts TimelineOptions) (*Timeline, error) {
 	h := replay.NewHistory()
-	points, err := replay.Sweep(&teeSource{src: src, h: h}, replay.SweepOptions{Points: opts.Points})
+	tee := &teeSource{src: src, h: h, bySeq: opts.BySeq, initSeq: map[string]int64{}}
+	points, err := replay.Sweep(tee, replay.SweepOptions{Points: opts.Points})
 	if err != nil {
 		return nil, fmt.Errorf("timeline: %w", err)
 	}
@@ -62,6 +102,10 @@ func BuildTimeline(src replay.Source, opts TimelineOptions) (*Timeline, error) {
 	tl := &Timeline{
 		Job: st.Job, Status: st.Status, Start: h.Start(), End: h.End(),
 		Attempts: h.Attempts(), Epochs: h.Epochs(), Exposure: points, Stats: st,
+		BySeq: opts.BySeq, Names: h.State().Names(),
+	}
+	if opts.BySeq {
+		tee.stretch(tl)
 	}
 	if g := h.State().Graph(); g != nil {
 		for _, v := range g.Vertices {
@@ -72,14 +116,45 @@ func BuildTimeline(src replay.Source, opts TimelineOptions) (*Timeline, error) {
 	return tl, nil
 }
 
-// teeSource hands every event it returns to a History as well.
+// teeSource hands every event it returns to a History as well. For a
+// chart laid out by seq it gives each event the time of its seq first,
+// and notes when each vertex was initialized.
 type teeSource struct {
-	src replay.Source
-	h   *replay.History
+	src     replay.Source
+	h       *replay.History
+	bySeq   bool
+	initSeq map[string]int64 // vertex -> seq of its latest vertex_initialized
+}
+
+// stretch draws each attempt that ended without a recorded start (a
+// Flink log records none) from when it could start, the later of its
+// vertex's initialization and its epoch's start, to its end.
+func (t *teeSource) stretch(tl *Timeline) {
+	for i := range tl.Attempts {
+		a := &tl.Attempts[i]
+		if a.StartSeq != a.EndSeq || !a.Finished {
+			continue
+		}
+		from := t.initSeq[a.Vertex]
+		for _, ep := range tl.Epochs {
+			if ep.Epoch == a.Epoch {
+				from = max(from, ep.StartSeq)
+			}
+		}
+		if from > 0 && from < a.StartSeq {
+			a.StartSeq, a.Start = from, seqTime(from)
+		}
+	}
 }
 
 func (t *teeSource) Next() (format.Event, error) {
 	e, err := t.src.Next()
+	if err == nil && t.bySeq {
+		e.Time = seqTime(e.Seq)
+		if e.Kind == format.KindVertexInitialized {
+			t.initSeq[e.Vertex] = e.Seq
+		}
+	}
 	if err == nil {
 		_ = t.h.Apply(&e) // events the fold skips are counted by its state
 	}

@@ -49,9 +49,9 @@ func WriteTimelineHTML(w io.Writer, t *Timeline) error {
 	writeSVG(s, t)
 	s.printf("</figure>\n")
 	if t.Stats != nil {
-		writeVertexTable(s, t.Stats)
-		writeFailoverTable(s, t.Stats)
-		writePathTable(s, t.Stats)
+		writeVertexTable(s, t)
+		writeFailoverTable(s, t)
+		writePathTable(s, t)
 	}
 	s.printf("<footer>Written by jobevent timeline. Hover a bar for its attempt; the exposure curve is " +
 		"replay.Plan after each sampled event, the function a recovering master calls.</footer>\n")
@@ -75,11 +75,15 @@ func writeCards(s *svgWriter, t *Timeline) {
 	}
 	s.printf("<div class=\"cards\">")
 	card(t.Status, "status")
-	card(durationLabel(t.End.Sub(t.Start)), "wall time")
+	if t.BySeq {
+		card(fmt.Sprintf("seq %d–%d", t.Start.Unix(), t.End.Unix()), "no times: laid out by seq")
+	} else {
+		card(durationLabel(t.End.Sub(t.Start)), "wall time")
+	}
 	card(strconv.Itoa(len(t.Attempts)), "attempts")
 	card(strconv.Itoa(len(t.Epochs)), "master epochs")
 	card(strconv.Itoa(t.Reran()), "subtasks rerun by failovers")
-	if t.Stats != nil {
+	if t.Stats != nil && !t.BySeq {
 		card(durationLabel(secs(t.Stats.Lost.TotalSeconds)), "lost to failovers")
 	}
 	// The point "replay --dry-run --sweep" reports too: the most work redone.
@@ -89,7 +93,8 @@ func writeCards(s *svgWriter, t *Timeline) {
 	s.printf("</div>\n")
 }
 
-func writeVertexTable(s *svgWriter, st *replay.Stats) {
+func writeVertexTable(s *svgWriter, t *Timeline) {
+	st, durationLabel := t.Stats, t.durationLabel
 	s.printf("<h2>Vertices</h2>\n<table>\n<tr><th>vertex</th><th>parallelism</th><th>attempts</th><th>reruns</th>" +
 		"<th>failed</th><th>p50</th><th>max</th><th>records in</th><th>records out</th><th>bytes in</th><th>bytes out</th></tr>\n")
 	for _, v := range st.Vertices {
@@ -98,13 +103,14 @@ func writeVertexTable(s *svgWriter, st *replay.Stats) {
 			par = strconv.Itoa(int(v.Parallelism))
 		}
 		s.printf("<tr><td>%s</td><td>%s</td><td>%d</td><td>%d</td><td>%d</td><td>%s</td><td>%s</td><td>%d</td><td>%d</td><td>%d</td><td>%d</td></tr>\n",
-			esc(v.Vertex), par, v.Attempts, v.Reruns, v.Failed, durationLabel(secs(v.P50Seconds)), durationLabel(secs(v.MaxSeconds)),
+			esc(nameOf(t.Names, v.Vertex)), par, v.Attempts, v.Reruns, v.Failed, durationLabel(secs(v.P50Seconds)), durationLabel(secs(v.MaxSeconds)),
 			v.RecordsIn, v.RecordsOut, v.BytesIn, v.BytesOut)
 	}
 	s.printf("</table>\n")
 }
 
-func writeFailoverTable(s *svgWriter, st *replay.Stats) {
+func writeFailoverTable(s *svgWriter, t *Timeline) {
+	st, durationLabel := t.Stats, t.durationLabel
 	s.printf("<h2>Failovers</h2>\n")
 	if len(st.Failovers) == 0 {
 		s.printf("<p class=\"muted\">No master failover.</p>\n")
@@ -119,7 +125,8 @@ func writeFailoverTable(s *svgWriter, st *replay.Stats) {
 		durationLabel(secs(st.Lost.DowntimeSeconds)), durationLabel(secs(st.Lost.RedoneSeconds)), durationLabel(secs(st.Lost.TotalSeconds)))
 }
 
-func writePathTable(s *svgWriter, st *replay.Stats) {
+func writePathTable(s *svgWriter, t *Timeline) {
+	st, durationLabel, offsetLabel := t.Stats, t.durationLabel, t.offsetLabel
 	s.printf("<h2>Critical path</h2>\n")
 	if len(st.CriticalPath) == 0 {
 		s.printf("<p class=\"muted\">Nothing has finished.</p>\n")

@@ -214,7 +214,7 @@ func TestTimeScale(t *testing.T) {
 			t.Fatalf("x(%gs) = %g, want %g", c.s, got, c.x)
 		}
 	}
-	for _, tk := range sc.ticks(t0, 10) {
+	for _, tk := range sc.ticks(t0, 10, offsetLabel) {
 		if sc.nearGap(tk.x, 27) {
 			t.Fatalf("tick %q at %g inside the gap's label", tk.label, tk.x)
 		}

@@ -55,15 +55,7 @@ func open(ctx context.Context, rawURL string, create bool) (*Log, error) {
 	if err != nil {
 		return nil, err
 	}
-	var st objectStore
-	switch loc.scheme {
-	case "file":
-		st, err = openFile(ctx, loc, create)
-	case "mem":
-		st, err = openMem(loc)
-	default:
-		st, err = openCloud(ctx, loc)
-	}
+	st, err := openStore(ctx, loc, create)
 	if err != nil {
 		return nil, err
 	}

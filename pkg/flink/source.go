@@ -143,9 +143,9 @@ func (l *Log) Events() (*Source, error) {
 
 func (l *Log) master(epoch int32) string {
 	if int(epoch) <= len(l.graphs) {
-		return "flink-jobmaster " + l.graphs[epoch-1]
+		return format.FlinkMasterPrefix + " " + l.graphs[epoch-1]
 	}
-	return "flink-jobmaster"
+	return format.FlinkMasterPrefix
 }
 
 // Source streams the events of a Flink log in order (replay.Source).

@@ -23,6 +23,17 @@ const (
 	KindJobFinished       Kind = "job_finished"
 )
 
+// FlinkMasterPrefix starts the master of every master_started event of a
+// log read from Flink's job-events (each JobMaster incarnation is named
+// "flink-jobmaster <ExecutionGraphID>"), and so of a log imported from
+// one. A log whose masters are Flink's is planned with Flink's rule.
+const FlinkMasterPrefix = "flink-jobmaster"
+
+// IsFlinkMaster reports whether master names a Flink JobMaster.
+func IsFlinkMaster(master string) bool {
+	return len(master) >= len(FlinkMasterPrefix) && master[:len(FlinkMasterPrefix)] == FlinkMasterPrefix
+}
+
 // Kinds lists every kind in the order of the design's table.
 var Kinds = []Kind{
 	KindJobSubmitted, KindMasterStarted, KindVertexInitialized,

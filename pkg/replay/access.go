@@ -175,3 +175,20 @@ func (s *State) ref(x int32) format.SubtaskRef {
 	v := s.sub[x].vertex
 	return format.SubtaskRef{Vertex: s.topo.ids[v], Subtask: x - s.vs[v].base}
 }
+
+// Names returns the vertices' names where a vertex's id is not its name:
+// in a log planned with the Flink profile a vertex is a 32-hex
+// JobVertexID and its operator is its name (from the plan), so Names maps
+// id to operator; in jobevent's logs the id is the name, and Names is nil.
+func (s *State) Names() map[string]string {
+	if s.profile != ProfileFlink || s.graph == nil {
+		return nil
+	}
+	m := map[string]string{}
+	for _, v := range s.graph.Vertices {
+		if v.Operator != "" {
+			m[v.ID] = v.Operator
+		}
+	}
+	return m
+}

@@ -51,10 +51,10 @@ func plan(s *State, avail partitionSet) *RecoveryPlan {
 // these (a source projected on them, blob.ReaderOptions.Fields) plans the
 // same, kept subtasks and resets included, though its finished entries
 // lack their input metrics (State.Finished). They are FoldFields without
-// the input records and bytes, the error messages, the coordinators'
-// states and the master's address.
+// the input records and bytes, the error messages and the coordinators'
+// states. The master's address stays: it chooses the profile.
 const PlanFields = FoldFields &^ (format.FieldRecordsIn | format.FieldBytesIn | format.FieldError |
-	format.FieldCoordinators | format.FieldMaster)
+	format.FieldCoordinators)
 
 // planner holds the dense working arrays of one Plan call. Its methods
 // replay, trim, coordinators, partitions and result are the five steps of

@@ -42,11 +42,14 @@ func (p Profile) String() string {
 }
 
 // SetProfile sets the profile of the rule that Plan applies to s, and
-// that BuildAvailability assumes for the default availability. Logs read
-// from Flink's job-events directories are planned with ProfileFlink.
-func (s *State) SetProfile(p Profile) { s.profile = p }
+// that BuildAvailability assumes for the default availability. Without
+// it, the log chooses: a State whose log's masters are Flink JobMasters
+// (format.IsFlinkMaster: a log read from Flink's job-events directories,
+// or imported from one) takes ProfileFlink when it applies the first
+// master_started; any other log ProfileJobevent.
+func (s *State) SetProfile(p Profile) { s.profile, s.profileSet = p, true }
 
-// Profile returns the profile set by SetProfile.
+// Profile returns the profile of the rule Plan applies to s.
 func (s *State) Profile() Profile { return s.profile }
 
 // flinkTrim is step 2 in the Flink profile: the entries of the finished

@@ -103,7 +103,8 @@ type State struct {
 		x   int32
 		seq int64
 	}
-	profile Profile
+	profile    Profile
+	profileSet bool // SetProfile was called: the masters do not choose
 
 	recent [2]recentVertex // of vertexOf, the latest first
 
@@ -200,6 +201,12 @@ func (s *State) apply(e *format.Event) error {
 		return s.applySubmitted(e)
 	case format.KindMasterStarted:
 		s.master = e.Master
+		if !s.profileSet && format.IsFlinkMaster(e.Master) {
+			// The log carries its rule: a log of Flink's JobMasters (read
+			// from job-events, or imported from them) is planned as
+			// Flink's recovery plans it.
+			s.profile = ProfileFlink
+		}
 		if s.job == "" {
 			s.job = e.Job
 		}

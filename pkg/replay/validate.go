@@ -24,6 +24,25 @@ func Validate(src Source, opts ValidateOptions) []Finding {
 	return v.findings
 }
 
+// flinkSkippedRules are the rules of the event model that do not apply to
+// a Flink log (one whose masters are Flink JobMasters, read from Flink's
+// job-events or imported from them): Flink records no starts, no
+// failures, no times and no epoch objects, and the reader synthesizes the
+// job_submitted and master_started events, so these would report what
+// Flink never writes. Coordinator snapshots are keyed by OperatorID,
+// which is the vertex's id only for the head of a chain: a snapshot of
+// another operator is no finding.
+var flinkSkippedRules = map[string]bool{
+	RuleFinishWithoutStart:  true,
+	RuleAttemptOverlap:      true,
+	RuleFencedWrite:         true,
+	RuleEpochStartSeq:       true,
+	RuleEpochUnclaimed:      true,
+	RuleEpochUnused:         true,
+	RuleUnknownObject:       true,
+	RuleSnapshotCoordinator: true,
+}
+
 // validator is the state of one Validate call.
 type validator struct {
 	src     Source
@@ -32,6 +51,7 @@ type validator struct {
 	claimer Claimer
 	max     int
 	torn    bool // a torn tail was noticed
+	flink   bool // the log's masters are Flink's: its profile of the rules
 
 	findings []Finding
 	stopped  bool   // too many findings
@@ -119,6 +139,7 @@ func (v *validator) errorf(e *format.Event, rule, format string, args ...any) {
 // and stops the validation.
 func (v *validator) add(f Finding) {
 	switch {
+	case v.flink && flinkSkippedRules[f.Rule]:
 	case v.stopped:
 	case len(v.findings) >= v.max:
 		v.findings = append(v.findings, Finding{Severity: SeverityWarning, Rule: RuleTooManyFindings,
@@ -198,6 +219,7 @@ func (v *validator) event(e *format.Event) {
 	case format.KindJobSubmitted:
 		v.submitted(e)
 	case format.KindMasterStarted:
+		v.flink = v.flink || format.IsFlinkMaster(e.Master)
 	case format.KindVertexInitialized:
 		v.initialized(e)
 	case format.KindSubtaskStarted:

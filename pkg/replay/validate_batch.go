@@ -48,9 +48,10 @@ func (v *validator) runBatches(src BatchSource) {
 
 // ValidateFields are the event fields Validate reads: a source that can
 // skip the others (blob.ReaderOptions.Fields) may leave them zero, and
-// the findings are the same. The time, the job id, the master's address,
-// workers, metrics, error messages and reasons are not checked.
-const ValidateFields = format.FieldSeq | format.FieldEpoch | format.FieldKind | format.FieldGraph |
+// the findings are the same. The time, the job id, workers, metrics,
+// error messages and reasons are not checked; the master's address is
+// read to know a Flink log's profile.
+const ValidateFields = format.FieldSeq | format.FieldEpoch | format.FieldKind | format.FieldGraph | format.FieldMaster |
 	format.FieldRecovering | format.FieldVertex | format.FieldSubtask | format.FieldParallelism |
 	format.FieldAttempt | format.FieldPartitions | format.FieldSubtasks | format.FieldCoordinators |
 	format.FieldStatus
