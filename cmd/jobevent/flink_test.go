@@ -62,60 +62,124 @@ type flinkTruth struct {
 	} `json:"subtasks"`
 }
 
+// readTruth reads a scenario's truth.json.
+func readTruth(t *testing.T, dir string) flinkTruth {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, "truth.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tr flinkTruth
+	if err := json.Unmarshal(data, &tr); err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
+// truthFlags are the flags a scenario's dry run takes: the plan, the
+// sources without batch snapshots, and the stopped TaskManagers.
+func truthFlags(dir string, tr flinkTruth) (side, lost []string) {
+	side = []string{"--flink-plan", filepath.Join(dir, "plan.json")}
+	for _, v := range tr.Vertices {
+		if strings.Contains(v.Name, "no batch snapshot") {
+			side = append(side, "--coordinator", v.ID+"=no_batch_snapshot")
+		}
+	}
+	for _, tm := range tr.LostTaskManagers {
+		lost = append(lost, "--lost-worker", tm)
+	}
+	return side, lost
+}
+
+// dryRunJSON is the part of replay --dry-run's JSON the truth checks.
+type dryRunJSON struct {
+	LastSeq  int64 `json:"last_seq"`
+	Subtasks []struct {
+		Vertex   string `json:"vertex"`
+		Name     string `json:"name"`
+		Subtask  int32  `json:"subtask"`
+		Decision string `json:"decision"`
+		Attempt  int32  `json:"attempt"`
+	} `json:"subtasks"`
+	Summary struct {
+		Keep, Rerun, Run int
+	} `json:"summary"`
+}
+
+// checkTruth compares a dry run's JSON with what Flink did, subtask by
+// subtask: rerun or not, and the attempt.
+func checkTruth(t *testing.T, out string, tr flinkTruth) dryRunJSON {
+	t.Helper()
+	var plan dryRunJSON
+	if err := json.Unmarshal([]byte(out), &plan); err != nil {
+		t.Fatalf("JSON: %v\n%s", err, out)
+	}
+	got := map[string]string{}
+	for _, s := range plan.Subtasks {
+		if s.Name == "" {
+			t.Errorf("%s/%d: no name though the plan gives it", s.Vertex, s.Subtask)
+		}
+		got[fmt.Sprintf("%s/%d", s.Vertex, s.Subtask)] = fmt.Sprintf("%t attempt %d", s.Decision != "keep", s.Attempt)
+	}
+	for _, s := range tr.Subtasks {
+		key := fmt.Sprintf("%s/%d", s.Vertex, s.Subtask)
+		if want := fmt.Sprintf("%t attempt %d", s.RanAgain, s.Attempt); got[key] != want {
+			t.Errorf("%s: predicted rerun=%s, Flink rerun=%s", key, got[key], want)
+		}
+		delete(got, key)
+	}
+	for key := range got {
+		t.Errorf("%s: predicted, not in the truth", key)
+	}
+	return plan
+}
+
 // TestFlinkReplay_Truth: replay --dry-run --format json of every real
 // Flink log says, subtask by subtask, what Flink did after the failover.
 func TestFlinkReplay_Truth(t *testing.T) {
 	for _, dir := range flinkScenarios(t) {
 		t.Run(filepath.Base(filepath.Dir(dir))+"/"+filepath.Base(dir), func(t *testing.T) {
-			data, err := os.ReadFile(filepath.Join(dir, "truth.json"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			var tr flinkTruth
-			if err := json.Unmarshal(data, &tr); err != nil {
-				t.Fatal(err)
-			}
-			args := []string{"replay", filepath.Join(dir, "job-events"), "--dry-run", "--format", "json", "--flink-plan", filepath.Join(dir, "plan.json")}
-			for _, v := range tr.Vertices {
-				if strings.Contains(v.Name, "no batch snapshot") {
-					args = append(args, "--coordinator", v.ID+"=no_batch_snapshot")
-				}
-			}
-			for _, tm := range tr.LostTaskManagers {
-				args = append(args, "--lost-worker", tm)
-			}
+			tr := readTruth(t, dir)
+			side, lost := truthFlags(dir, tr)
+			args := append(append([]string{"replay", filepath.Join(dir, "job-events"), "--dry-run", "--format", "json"}, side...), lost...)
 			r := runCLI(t, args...).wantCode(t, 0)
-			var plan struct {
-				Subtasks []struct {
-					Vertex   string `json:"vertex"`
-					Name     string `json:"name"`
-					Subtask  int32  `json:"subtask"`
-					Decision string `json:"decision"`
-					Attempt  int32  `json:"attempt"`
-				} `json:"subtasks"`
-			}
-			if err := json.Unmarshal([]byte(r.stdout), &plan); err != nil {
-				t.Fatalf("JSON: %v\n%s", err, r.stdout)
-			}
-			got := map[string]string{}
-			for _, s := range plan.Subtasks {
-				if s.Name == "" {
-					t.Errorf("%s/%d: no name though --flink-plan gives it", s.Vertex, s.Subtask)
-				}
-				got[fmt.Sprintf("%s/%d", s.Vertex, s.Subtask)] = fmt.Sprintf("%t attempt %d", s.Decision != "keep", s.Attempt)
-			}
-			for _, s := range tr.Subtasks {
-				key := fmt.Sprintf("%s/%d", s.Vertex, s.Subtask)
-				if want := fmt.Sprintf("%t attempt %d", s.RanAgain, s.Attempt); got[key] != want {
-					t.Errorf("%s: predicted rerun=%s, Flink rerun=%s", key, got[key], want)
-				}
-				delete(got, key)
-			}
-			for key := range got {
-				t.Errorf("%s: predicted, not in the truth", key)
-			}
+			checkTruth(t, r.stdout, tr)
 			if !strings.Contains(r.stderr, "coordinator kinds assumed") && len(tr.Vertices) > 0 && !strings.Contains(strings.Join(args, " "), "--coordinator") {
 				t.Errorf("stderr lacks the assumed coordinator kinds warning:\n%s", r.stderr)
+			}
+		})
+	}
+}
+
+// TestFlinkImported_SweepEqualsPlan imports every real Flink log into a
+// jobevent log: the log carries Flink's rule, so the dry run of the copy,
+// and the last point of its exposure sweep, plan as Flink did.
+func TestFlinkImported_SweepEqualsPlan(t *testing.T) {
+	for _, dir := range flinkScenarios(t) {
+		t.Run(filepath.Base(filepath.Dir(dir))+"/"+filepath.Base(dir), func(t *testing.T) {
+			tr := readTruth(t, dir)
+			side, lost := truthFlags(dir, tr)
+			log := filepath.Join(t.TempDir(), "copy")
+			runCLI(t, append([]string{"import", filepath.Join(dir, "job-events"), log, "--quiet"}, side...)...).wantCode(t, 0)
+			r := runCLI(t, append([]string{"replay", log, "--dry-run", "--format", "json"}, lost...)...).wantCode(t, 0)
+			plan := checkTruth(t, r.stdout, tr)
+			sw := runCLI(t, append([]string{"replay", log, "--dry-run", "--sweep", "--points", "0", "--format", "json"}, lost...)...).wantCode(t, 0)
+			var sweep struct {
+				Points []struct {
+					Seq              int64
+					Keep, Rerun, Run int
+				} `json:"points"`
+			}
+			if err := json.Unmarshal([]byte(sw.stdout), &sweep); err != nil {
+				t.Fatalf("sweep JSON: %v\n%s", err, sw.stdout)
+			}
+			if len(sweep.Points) == 0 {
+				t.Fatal("the sweep has no points")
+			}
+			last := sweep.Points[len(sweep.Points)-1]
+			if last.Seq != plan.LastSeq || last.Keep != plan.Summary.Keep || last.Rerun != plan.Summary.Rerun || last.Run != plan.Summary.Run {
+				t.Errorf("the sweep's last point (seq %d: keep %d, rerun %d, run %d) is not the plan at seq %d (keep %d, rerun %d, run %d)",
+					last.Seq, last.Keep, last.Rerun, last.Run, plan.LastSeq, plan.Summary.Keep, plan.Summary.Rerun, plan.Summary.Run)
 			}
 		})
 	}

@@ -137,7 +137,9 @@ func runReplay(c *cli.Context) error {
 		warnf(c.App.ErrWriter, "%v: a resumed master cannot replay the log and restarts the job (log_unreadable); the plan covers what could be read", err)
 		po.LogUnreadable = true
 	}
-	if note != "" {
+	if note != "" && st.Profile() != replay.ProfileFlink {
+		// A log imported from Flink's holds no job.yaml, and needs none:
+		// Flink records job events only with recovery enabled.
 		fmt.Fprintf(c.App.ErrWriter, "jobevent: note: %s\n", note)
 	}
 	if n := st.Skipped(); n > 0 {

@@ -5,6 +5,7 @@ package blobtest
 
 import (
 	"fmt"
+	"net"
 	"net/http/httptest"
 	"strings"
 	"sync"
@@ -35,14 +36,7 @@ type S3Server struct {
 // environment variables, t must not be parallel.
 func NewS3Server(t testing.TB) *S3Server {
 	t.Helper()
-	t.Setenv("AWS_ACCESS_KEY_ID", "test")
-	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
-	t.Setenv("AWS_SESSION_TOKEN", "")
-	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
-	t.Setenv("AWS_REGION", "us-east-1")
-	t.Setenv("AWS_PROFILE", "")
-	t.Setenv("AWS_CONFIG_FILE", "/dev/null")
-	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", "/dev/null")
+	FakeAWS(t)
 	clock := &offsetTimeSource{}
 	backend := s3mem.New(s3mem.WithTimeSource(clock))
 	faker := gofakes3.New(backend,
@@ -116,4 +110,54 @@ func (c *offsetTimeSource) advance(d time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.offset += d
+}
+
+// FakeAWS sets the fake AWS credentials and settings the SDK needs to
+// never reach for a real cloud (no EC2 metadata, no shared config):
+// AWS_ACCESS_KEY_ID=test, AWS_SECRET_ACCESS_KEY=test,
+// AWS_EC2_METADATA_DISABLED=true, AWS_REGION=us-east-1. Because it sets
+// environment variables, t must not be parallel.
+func FakeAWS(t testing.TB) {
+	t.Helper()
+	t.Setenv("AWS_ACCESS_KEY_ID", "test")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
+	t.Setenv("AWS_SESSION_TOKEN", "")
+	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
+	t.Setenv("AWS_REGION", "us-east-1")
+	t.Setenv("AWS_PROFILE", "")
+	t.Setenv("AWS_CONFIG_FILE", "/dev/null")
+	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", "/dev/null")
+}
+
+// BlackHole starts a listener on 127.0.0.1 that accepts connections and
+// never answers, for the duration of t, and returns its address
+// (127.0.0.1:PORT): the endpoint of a sick storage service.
+func BlackHole(t testing.TB) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var conns []net.Conn
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	return ln.Addr().String()
 }

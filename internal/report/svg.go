@@ -262,6 +262,9 @@ func writeLanes(s *svgWriter, t *Timeline, l *layout) {
 		for i := int32(0); i < v.Parallelism; i++ {
 			ref := format.SubtaskRef{Vertex: v.ID, Subtask: i}
 			class, label, tip := "lane", ref.String(), ""
+			if t.Names[v.ID] != "" {
+				label = fmt.Sprintf("subtask %d", i) // under the vertex's name
+			}
 			if i%2 == 1 {
 				class += " odd"
 			}
@@ -369,8 +372,11 @@ func writeExposure(s *svgWriter, t *Timeline, sc *timeScale, l *layout) {
 	top, bottom := l.expTop, l.expTop+exposureH
 	s.printf(`<rect class="exp-frame" x="%d" y="%.1f" width="%d" height="%d"/>`+"\n", plotX0, top, plotX1-plotX0, exposureH)
 	s.printf(`<text class="group" x="12" y="%.1f">exposure</text>`, top-10)
-	s.printf(`<text class="subtitle" x="%d" y="%.1f">if the master died here: subtasks that would rerun (area, left) and task time redone (line, right)</text>`+"\n",
-		plotX0+8, top-10)
+	what := "subtasks that would rerun (area, left) and task time redone (line, right)"
+	if t.BySeq {
+		what = "subtasks that would rerun (the log has no times: no task time)"
+	}
+	s.printf(`<text class="subtitle" x="%d" y="%.1f">if the master died here: %s</text>`+"\n", plotX0+8, top-10, esc(what))
 	pts := t.Exposure
 	if len(pts) == 0 {
 		return
@@ -389,7 +395,9 @@ func writeExposure(s *svgWriter, t *Timeline, sc *timeScale, l *layout) {
 	}
 	s.printf(`<text class="axis-left" x="%d" y="%.1f" text-anchor="end">%d</text>`, plotX0-6, yOf(float64(maxRerun), float64(maxRerun))+4, maxRerun)
 	s.printf(`<text class="axis-left" x="%d" y="%.1f" text-anchor="end">0</text>`, plotX0-6, bottom-1)
-	s.printf(`<text class="axis-right" x="%d" y="%.1f">%s</text>`, plotX1+6, yOf(maxSecs, math.Max(maxSecs, 1e-9))+4, esc(durationLabel(secs(maxSecs))))
+	if !t.BySeq {
+		s.printf(`<text class="axis-right" x="%d" y="%.1f">%s</text>`, plotX1+6, yOf(maxSecs, math.Max(maxSecs, 1e-9))+4, esc(durationLabel(secs(maxSecs))))
+	}
 	s.printf(`<text class="axis-right" x="%d" y="%.1f">0s</text>`+"\n", plotX1+6, bottom-1)
 	writePredictions(s, t, sc, func(p replay.SweepPoint) float64 { return yOf(float64(p.Rerun), float64(maxRerun)) })
 }

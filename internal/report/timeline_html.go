@@ -42,8 +42,13 @@ func WriteTimelineHTML(w io.Writer, t *Timeline) error {
 	s.printf("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n")
 	s.printf("<title>%s</title>\n<style>%s</style>\n</head>\n<body>\n<main>\n", esc("jobevent timeline: "+t.Job), pageStyle)
 	s.printf("<h1>Timeline of job %s</h1>\n", esc(t.Job))
-	s.printf("<p class=\"summary\">%s to %s (UTC), %d events</p>\n",
-		esc(t.Start.UTC().Format("2006-01-02 15:04:05.000")), esc(t.End.UTC().Format("15:04:05.000")), eventsOf(t))
+	if t.BySeq {
+		s.printf("<p class=\"summary\">seq %d to %d, %d events (the log records no times: laid out by seq)</p>\n",
+			t.Start.Unix(), t.End.Unix(), eventsOf(t))
+	} else {
+		s.printf("<p class=\"summary\">%s to %s (UTC), %d events</p>\n",
+			esc(t.Start.UTC().Format("2006-01-02 15:04:05.000")), esc(t.End.UTC().Format("15:04:05.000")), eventsOf(t))
+	}
 	writeCards(s, t)
 	s.printf("<figure>\n")
 	writeSVG(s, t)
