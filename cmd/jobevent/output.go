@@ -108,3 +108,13 @@ func toAny(s []string) []any {
 	}
 	return a
 }
+
+// jobLabel is how text output names a job: its id, or "(unknown job)"
+// for a log that names none (a Flink log copied out of its job's
+// directory, without a plan).
+func jobLabel(id string) string {
+	if id == "" {
+		return "(unknown job)"
+	}
+	return id
+}

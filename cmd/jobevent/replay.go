@@ -278,7 +278,7 @@ func readAvailable(file string) ([]replay.PartitionLoc, error) {
 func printPlanTable(c *cli.Context, p *replay.RecoveryPlan, names map[string]string, verbose bool, lost []format.SubtaskRef) error {
 	w := c.App.Writer
 	fmt.Fprintf(w, "job %s, replayed to seq %d (epoch %d): keep %d, rerun %d, run %d\n",
-		p.Job, p.LastSeq, p.Epoch, p.Summary.Keep, p.Summary.Rerun, p.Summary.Run)
+		jobLabel(p.Job), p.LastSeq, p.Epoch, p.Summary.Keep, p.Summary.Rerun, p.Summary.Run)
 	switch {
 	case p.Ended != "":
 		fmt.Fprintf(w, "the job already ended (%s): a resumed master runs nothing\n", p.Ended)

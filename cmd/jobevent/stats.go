@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 
 	"github.com/urfave/cli/v2"
@@ -65,18 +66,25 @@ func runStats(c *cli.Context) error {
 // printStats writes the table form of st.
 func printStats(w io.Writer, st *replay.Stats) error {
 	fmt.Fprintf(w, "job %s: %s, %s, wall %s, %s\n\n",
-		st.Job, st.Status, human.Count(st.Events, "event"), seconds(st.WallSeconds), human.Count(len(st.Failovers), "failover"))
-	t := newTable(w, "vertex", "parallelism", "attempts", "reruns", "failed", "median", "max",
-		"records in", "records out", "bytes in", "bytes out")
+		jobLabel(st.Job), st.Status, human.Count(st.Events, "event"), seconds(st.WallSeconds), human.Count(len(st.Failovers), "failover"))
+	header := []string{"vertex", "parallelism", "attempts", "reruns", "failed", "median", "max",
+		"records in", "records out", "bytes in", "bytes out"}
+	if len(st.Names) > 0 {
+		header = slices.Insert(header, 1, "id") // named: the name first, the id beside
+	}
+	t := newTable(w, header...)
 	for _, v := range st.Vertices {
 		par := "-"
 		if v.Initialized {
 			par = strconv.Itoa(int(v.Parallelism))
 		}
-		err := t.Append(v.Vertex, par, strconv.Itoa(v.Attempts), strconv.Itoa(v.Reruns), strconv.Itoa(v.Failed),
+		row := []string{v.Vertex, par, strconv.Itoa(v.Attempts), strconv.Itoa(v.Reruns), strconv.Itoa(v.Failed),
 			seconds(v.P50Seconds), seconds(v.MaxSeconds), strconv.FormatInt(v.RecordsIn, 10),
-			strconv.FormatInt(v.RecordsOut, 10), report.HumanBytes(v.BytesIn), report.HumanBytes(v.BytesOut))
-		if err != nil {
+			strconv.FormatInt(v.RecordsOut, 10), report.HumanBytes(v.BytesIn), report.HumanBytes(v.BytesOut)}
+		if len(st.Names) > 0 {
+			row = slices.Insert(row, 0, nameOr(st.Names, v.Vertex))
+		}
+		if err := t.Append(row); err != nil {
 			return fmt.Errorf("stats: table: %w", err)
 		}
 	}

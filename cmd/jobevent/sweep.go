@@ -68,7 +68,7 @@ func printSweep(w io.Writer, job string, points []replay.SweepPoint, cap int) er
 	if len(points) > 1 && points[1].Seq-points[0].Seq > 1 {
 		every = fmt.Sprintf("every %d events, capped at --points %d", points[1].Seq-points[0].Seq, cap)
 	}
-	fmt.Fprintf(w, "job %s: exposure sweep, %s (%s)\n", job, human.Count(len(points), "point"), every)
+	fmt.Fprintf(w, "job %s: exposure sweep, %s (%s)\n", jobLabel(job), human.Count(len(points), "point"), every)
 	if len(points) == 0 {
 		return nil
 	}

@@ -109,7 +109,7 @@ func runTimeline(c *cli.Context) error {
 		return writeJSON(c.App.Writer, sum)
 	}
 	fmt.Fprintf(c.App.Writer, "wrote %s: job %s, %s in %s, %s, %s rerun by failovers, %s\n",
-		joinFiles(sum.Files), sum.Job, human.Count(sum.Attempts, "attempt"), human.Count(sum.Lanes, "lane"),
+		joinFiles(sum.Files), jobLabel(sum.Job), human.Count(sum.Attempts, "attempt"), human.Count(sum.Lanes, "lane"),
 		human.Count(sum.Epochs, "epoch"), human.Count(sum.Reran, "subtask"), human.Count(sum.Points, "exposure point"))
 	return nil
 }

@@ -133,7 +133,7 @@ func writeSVG(s *svgWriter, t *Timeline) {
 	l := newLayout(t)
 	sc := newTimeScale(t.Start, t.End, plotX0, plotX1, gapsOf(t))
 	s.printf(`<svg xmlns="http://www.w3.org/2000/svg" class="jt" width="%d" height="%.0f" viewBox="0 0 %d %.0f" role="img" aria-label="%s">`+"\n",
-		chartWidth, l.height, chartWidth, l.height, esc("timeline of job "+t.Job))
+		chartWidth, l.height, chartWidth, l.height, esc("timeline of job "+t.jobName()))
 	s.printf("<style>%s</style>\n", svgStyle)
 	s.printf(`<defs><pattern id="jt-hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">` +
 		`<rect width="6" height="6" fill="#f6c177"/><rect width="2.5" height="6" fill="#e07b00"/></pattern>` +
@@ -167,7 +167,7 @@ func writeHeader(s *svgWriter, t *Timeline) {
 	if t.BySeq {
 		wall = "no times in the log: laid out by seq"
 	}
-	s.printf(`<text class="title" x="16" y="24">%s</text>`+"\n", esc("Job "+t.Job))
+	s.printf(`<text class="title" x="16" y="24">%s</text>`+"\n", esc("Job "+t.jobName()))
 	sub := fmt.Sprintf("%s · %s · %s · %s", t.Status, wall, human.Count(len(t.Attempts), "attempt"),
 		human.Count(len(t.Epochs), "epoch"))
 	if t.Stats != nil && len(t.Stats.Failovers) > 0 && !t.BySeq {

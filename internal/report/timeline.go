@@ -44,6 +44,14 @@ type Timeline struct {
 // second a step, so that the chart's scale is the seq's.
 func seqTime(n int64) time.Time { return time.Unix(n, 0).UTC() }
 
+// jobName is the job's id, or "(unknown job)" for a log that names none.
+func (t *Timeline) jobName() string {
+	if t.Job == "" {
+		return "(unknown job)"
+	}
+	return t.Job
+}
+
 // durationLabel renders a duration; a chart laid out by seq knows none.
 func (t *Timeline) durationLabel(d time.Duration) string {
 	if t.BySeq {

@@ -40,8 +40,8 @@ func WriteTimelineHTML(w io.Writer, t *Timeline) error {
 	s := &svgWriter{w: bw}
 	s.printf("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n")
 	s.printf("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n")
-	s.printf("<title>%s</title>\n<style>%s</style>\n</head>\n<body>\n<main>\n", esc("jobevent timeline: "+t.Job), pageStyle)
-	s.printf("<h1>Timeline of job %s</h1>\n", esc(t.Job))
+	s.printf("<title>%s</title>\n<style>%s</style>\n</head>\n<body>\n<main>\n", esc("jobevent timeline: "+t.jobName()), pageStyle)
+	s.printf("<h1>Timeline of job %s</h1>\n", esc(t.jobName()))
 	if t.BySeq {
 		s.printf("<p class=\"summary\">seq %d to %d, %d events (the log records no times: laid out by seq)</p>\n",
 			t.Start.Unix(), t.End.Unix(), eventsOf(t))

@@ -210,35 +210,7 @@ func serviceAccountFile(t *testing.T, tokenURI string) string {
 
 // blackHole accepts connections on 127.0.0.1 and never answers; it
 // returns the address.
-func blackHole(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	var conns []net.Conn
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-		}
-	}()
-	t.Cleanup(func() {
-		ln.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range conns {
-			c.Close()
-		}
-	})
-	return ln.Addr().String()
-}
+func blackHole(t *testing.T) string { return blobtest.BlackHole(t) }
 
 // shortTimeout sets requestTimeout to d for the test.
 func shortTimeout(t *testing.T, d time.Duration) {

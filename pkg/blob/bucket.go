@@ -35,27 +35,29 @@ type Object struct {
 // local path) without creating anything. A file:// directory or a bucket
 // that does not exist is a *NoLogError naming it.
 func OpenBucket(ctx context.Context, rawURL string) (*Bucket, error) {
+	return openBucket(ctx, rawURL, false)
+}
+
+// openBucket opens the bucket of rawURL; create makes the directories of
+// a file:// location.
+func openBucket(ctx context.Context, rawURL string, create bool) (*Bucket, error) {
 	loc, err := parseLocation(rawURL)
 	if err != nil {
 		return nil, err
 	}
-	st, err := openStore(ctx, loc, false)
+	var st objectStore
+	switch loc.scheme {
+	case "file":
+		st, err = openFile(ctx, loc, create)
+	case "mem":
+		st, err = openMem(loc)
+	default:
+		st, err = openCloud(ctx, loc)
+	}
 	if err != nil {
 		return nil, err
 	}
 	return &Bucket{loc: loc, store: st}, nil
-}
-
-// openStore opens the object store of loc.
-func openStore(ctx context.Context, loc *location, create bool) (objectStore, error) {
-	switch loc.scheme {
-	case "file":
-		return openFile(ctx, loc, create)
-	case "mem":
-		return openMem(loc)
-	default:
-		return openCloud(ctx, loc)
-	}
 }
 
 // URL returns the bucket's URL in canonical form (see Log.URL).

@@ -51,13 +51,9 @@ func (l *Log) Close() error {
 }
 
 func open(ctx context.Context, rawURL string, create bool) (*Log, error) {
-	loc, err := parseLocation(rawURL)
+	b, err := openBucket(ctx, rawURL, create)
 	if err != nil {
 		return nil, err
 	}
-	st, err := openStore(ctx, loc, create)
-	if err != nil {
-		return nil, err
-	}
-	return &Log{loc: loc, store: st}, nil
+	return b.Log(), nil
 }

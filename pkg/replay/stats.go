@@ -333,6 +333,9 @@ type Stats struct {
 	Failovers    []FailoverCost `json:"failovers"`
 	// Lost adds up the failovers.
 	Lost LostTime `json:"lost_to_failovers"`
+	// Names are the vertices' names where an id is not the name
+	// (State.Names): for people's tables, not part of the JSON.
+	Names map[string]string `json:"-"`
 }
 
 // VertexStats are the statistics of one vertex. Durations are those of
@@ -425,6 +428,7 @@ func (h *History) Stats() *Stats {
 		Job: s.job, Status: s.status, Start: h.first, End: h.last,
 		WallSeconds: seconds(h.last.Sub(h.first)), Events: s.events,
 		Vertices: h.vertexStats(), CriticalPath: h.CriticalPath(), Failovers: h.failovers(),
+		Names: s.Names(),
 	}
 	if st.Status == "" {
 		st.Status = "running"
