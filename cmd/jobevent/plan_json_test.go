@@ -52,7 +52,7 @@ func TestReplayPlanJSON_Strings(t *testing.T) {
 	for name, p := range cases {
 		t.Run(name, func(t *testing.T) {
 			var got bytes.Buffer
-			if err := writePlanJSON(&got, p, nil); err != nil {
+			if err := replay.WritePlanJSON(&got, p, nil); err != nil {
 				t.Fatal(err)
 			}
 			if want := encoderJSON(t, p); got.String() != want {
@@ -64,7 +64,7 @@ func TestReplayPlanJSON_Strings(t *testing.T) {
 
 func TestReplayPlanJSON_WriteError(t *testing.T) {
 	p := &replay.RecoveryPlan{Job: "j", Subtasks: make([]replay.SubtaskPlan, 10_000)}
-	err := writePlanJSON(failingWriter{}, p, nil)
+	err := replay.WritePlanJSON(failingWriter{}, p, nil)
 	if !errors.Is(err, errDiskFull) {
 		t.Fatalf("error = %v, want %v", err, errDiskFull)
 	}
@@ -195,4 +195,59 @@ func availableFile(t *testing.T, events []format.Event) string {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// TestReplayPlanJSON_Names: with names, every row of a named vertex has a
+// "name" after its "vertex", as encoding/json writes an omitempty field
+// there; rows of vertices without a name have none.
+func TestReplayPlanJSON_Names(t *testing.T) {
+	p := &replay.RecoveryPlan{Job: "j",
+		Vertices: []replay.VertexPlan{{Vertex: "a1", Parallelism: 2, Initialized: true}, {Vertex: "b2"}},
+		Subtasks: []replay.SubtaskPlan{{Vertex: "a1", Decision: replay.DecisionKeep, Reasons: []string{}},
+			{Vertex: "a1", Subtask: 1, Decision: replay.DecisionRerun, Attempt: 1, Reasons: []string{replay.ReasonPartitionLost}}},
+		Summary: replay.Summary{Keep: 1, Rerun: 1}}
+	names := map[string]string{"a1": "Source: numbers -> src"}
+	type vertex struct {
+		Vertex      string `json:"vertex"`
+		Name        string `json:"name,omitempty"`
+		Parallelism *int32 `json:"parallelism"`
+		Initialized bool   `json:"initialized"`
+		Deferred    bool   `json:"deferred"`
+	}
+	type subtask struct {
+		Vertex   string          `json:"vertex"`
+		Name     string          `json:"name,omitempty"`
+		Subtask  int32           `json:"subtask"`
+		Decision replay.Decision `json:"decision"`
+		Attempt  int32           `json:"attempt"`
+		Reasons  []string        `json:"reasons"`
+	}
+	want := struct {
+		Job      string         `json:"job"`
+		LastSeq  int64          `json:"last_seq"`
+		Epoch    int32          `json:"epoch"`
+		Vertices []vertex       `json:"vertices"`
+		Subtasks []subtask      `json:"subtasks"`
+		Summary  replay.Summary `json:"summary"`
+	}{Job: "j", Summary: p.Summary}
+	for _, v := range p.Vertices {
+		fv := vertex{Vertex: v.Vertex, Name: names[v.Vertex], Initialized: v.Initialized}
+		if v.Initialized {
+			fv.Parallelism = &v.Parallelism
+		}
+		want.Vertices = append(want.Vertices, fv)
+	}
+	for _, s := range p.Subtasks {
+		want.Subtasks = append(want.Subtasks, subtask{s.Vertex, names[s.Vertex], s.Subtask, s.Decision, s.Attempt, s.Reasons})
+	}
+	var enc, got bytes.Buffer
+	if err := writeJSON(&enc, want); err != nil {
+		t.Fatal(err)
+	}
+	if err := replay.WritePlanJSON(&got, p, names); err != nil {
+		t.Fatal(err)
+	}
+	if got.String() != enc.String() {
+		t.Fatalf("WritePlanJSON with names =\n%s\nwant\n%s", got.String(), enc.String())
+	}
 }

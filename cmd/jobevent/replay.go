@@ -154,7 +154,7 @@ func runReplay(c *cli.Context) error {
 	}
 	warnUnmatched(c, opts.Unmatched(st))
 	if c.String("format") == "json" {
-		err = writePlanJSON(c.App.Writer, plan, st.Names())
+		err = replay.WritePlanJSON(c.App.Writer, plan, st.Names())
 	} else {
 		err = printPlanTable(c, plan, st.Names(), c.Bool("verbose"), opts.LostPartitions)
 	}

@@ -1,22 +1,20 @@
-package main
+package replay
 
 import (
 	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
-
-	"github.com/jobevent/jobevent/pkg/replay"
 )
 
-// writePlanJSON writes p to w with the bytes writeJSON writes for it
-// (encoding/json, indented by two spaces, then a newline), streamed through
+// WritePlanJSON writes p to w with the bytes encoding/json writes for it
+// (indented by two spaces, then a newline), streamed through
 // a buffer instead of built whole and then indented: the plan of a job of
 // a million subtasks is over 100 MB of JSON. A vertex or subtask row whose
 // vertex has a name in names (a Flink log's, from its plan) gets a "name"
 // after its "vertex"; the others have none. It is the one writer of a
 // plan's JSON.
-func writePlanJSON(w io.Writer, p *replay.RecoveryPlan, names map[string]string) error {
+func WritePlanJSON(w io.Writer, p *RecoveryPlan, names map[string]string) error {
 	j := planJSON{w: w, buf: make([]byte, 0, planJSONBuffer+4<<10), names: names}
 	j.raw("{\n  \"job\": ")
 	j.str(p.Job)
@@ -109,7 +107,7 @@ func (j *planJSON) open(k int) {
 
 // vertex writes the rest of a vertex's object: the fields of
 // VertexPlan.MarshalJSON after "vertex".
-func (j *planJSON) vertex(v *replay.VertexPlan) {
+func (j *planJSON) vertex(v *VertexPlan) {
 	j.vertexKey(v.Vertex)
 	j.raw(",\n      \"parallelism\": ")
 	if v.Initialized {
@@ -125,16 +123,16 @@ func (j *planJSON) vertex(v *replay.VertexPlan) {
 }
 
 // subtask writes the rest of a subtask's object, after "vertex".
-func (j *planJSON) subtask(s *replay.SubtaskPlan) {
+func (j *planJSON) subtask(s *SubtaskPlan) {
 	j.vertexKey(s.Vertex)
 	j.raw(",\n      \"subtask\": ")
 	j.int(int64(s.Subtask))
 	switch s.Decision {
-	case replay.DecisionKeep:
+	case DecisionKeep:
 		j.raw(",\n      \"decision\": \"keep\"")
-	case replay.DecisionRerun:
+	case DecisionRerun:
 		j.raw(",\n      \"decision\": \"rerun\"")
-	case replay.DecisionRun:
+	case DecisionRun:
 		j.raw(",\n      \"decision\": \"run\"")
 	default:
 		j.raw(",\n      \"decision\": ")
