@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"path"
+	"path/filepath"
 	"strings"
 	"time"
 )
@@ -385,4 +386,44 @@ func (r *streamReader) Close() error {
 	err := r.r.Close()
 	r.stop()
 	return err
+}
+
+// Up returns the bucket n levels above b's prefix ("a/b/c/" up 2 is
+// "a/"), sharing b's connection (close only b), and false when the prefix
+// has fewer than n levels.
+func (b *Bucket) Up(n int) (*Bucket, bool) {
+	segs := strings.Split(strings.TrimSuffix(b.loc.prefix, "/"), "/")
+	if b.loc.prefix == "" || n < 0 || n > len(segs) {
+		return nil, false
+	}
+	prefix := strings.Join(segs[:len(segs)-n], "/")
+	if prefix != "" {
+		prefix += "/"
+	}
+	st, ok := storeAt(b.store, b.loc.prefix, prefix, b.loc)
+	if !ok {
+		return nil, false
+	}
+	return &Bucket{loc: b.loc.withPrefix(prefix), store: st}, true
+}
+
+// storeAt returns a store on the connection of st, whose prefix is from,
+// at the prefix to; it does not close the connection.
+func storeAt(st objectStore, from, to string, loc *location) (objectStore, bool) {
+	switch s := st.(type) {
+	case *bucketStore:
+		return &bucketStore{b: s.b, prefix: to, shared: true, cloud: s.cloud}, true
+	case *fileStore:
+		return &fileStore{
+			bucketStore: &bucketStore{b: s.b, prefix: to, shared: true, cloud: s.cloud},
+			root:        filepath.Join(loc.bucket, filepath.FromSlash(to)),
+		}, true
+	case *subStore:
+		inner := strings.TrimSuffix(from, s.rel)
+		if strings.HasPrefix(to, inner) {
+			return &subStore{inner: s.inner, rel: strings.TrimPrefix(to, inner)}, true
+		}
+		return storeAt(s.inner, inner, to, loc)
+	}
+	return nil, false
 }

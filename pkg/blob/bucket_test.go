@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"strings"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -77,4 +78,53 @@ func TestBucketFS_DeadEndpoint(t *testing.T) {
 	if took := time.Since(start); took > 10*time.Second {
 		t.Fatalf("took %v", took)
 	}
+}
+
+// TestBucketUp: a bucket above another shares its connection and sees the
+// objects of the higher prefix, for every kind of store.
+func TestBucketUp(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	for _, url := range []string{"mem://bucketup?prefix=ha/default/job/job-events/", "file://" + dir + "?prefix=ha/default/job/job-events/"} {
+		root, err := OpenBucket(ctx, strings.Replace(url, "ha/default/job/job-events/", "", 1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := root.store.put(ctx, "ha/default/submittedJobGraph01", []byte("graph"), "application/octet-stream"); err != nil {
+			t.Fatal(err)
+		}
+		if err := root.store.put(ctx, "ha/default/job/job-events/events.0", []byte("ev"), "application/octet-stream"); err != nil {
+			t.Fatal(err)
+		}
+		for name, b := range map[string]*Bucket{"opened": mustOpen(t, url), "sub": root.Sub("ha/default/job/job-events/")} {
+			up, ok := b.Up(2)
+			if !ok {
+				t.Fatalf("%s %s: Up(2) failed", url, name)
+			}
+			if data, err := up.ReadAll(ctx, "submittedJobGraph01"); err != nil || string(data) != "graph" {
+				t.Fatalf("%s %s: read above: %q, %v", url, name, data, err)
+			}
+			if !strings.HasSuffix(up.URL(), "prefix=ha/default/") {
+				t.Fatalf("%s %s: URL %s", url, name, up.URL())
+			}
+			if _, ok := b.Up(5); ok {
+				t.Fatalf("%s %s: Up past the root", url, name)
+			}
+			up.Close() // shares the connection: b still reads
+			if _, err := b.ReadAll(ctx, "events.0"); err != nil {
+				t.Fatalf("%s %s: after closing the bucket above: %v", url, name, err)
+			}
+		}
+		root.Close()
+	}
+}
+
+func mustOpen(t *testing.T, url string) *Bucket {
+	t.Helper()
+	b, err := OpenBucket(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	return b
 }
