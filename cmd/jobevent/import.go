@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -102,6 +103,9 @@ func runImport(c *cli.Context) error {
 		return err
 	}
 	sum := importSummary{Log: url, Events: stats.Events, Segments: stats.Segments, Epochs: stats.Epochs}
+	if strings.HasPrefix(url, "mem://") {
+		warnf(c.App.ErrWriter, "%s is an in-memory bucket: it lives as long as this process, so the imported log is gone when import exits; import into a directory or a cloud bucket to keep it", url)
+	}
 	if c.String("format") == "json" {
 		return writeJSON(c.App.Writer, sum)
 	}

@@ -115,3 +115,12 @@ func TestRelaxGC(t *testing.T) {
 		t.Errorf("with GOGC=50 import changed the target to %d", got)
 	}
 }
+
+// TestImport_MemWarns: an import into mem:// says that the log is gone
+// when the process exits, rather than vanishing without a word.
+func TestImport_MemWarns(t *testing.T) {
+	r := runCLI(t, "import", logPath("healthy.jsonl"), "mem://import-mem-warns").wantCode(t, 0)
+	if !strings.Contains(r.stderr, "in-memory bucket") || !strings.Contains(r.stderr, "gone when import exits") {
+		t.Fatalf("stderr lacks the mem:// warning:\n%s", r.stderr)
+	}
+}

@@ -128,3 +128,16 @@ func mustOpen(t *testing.T, url string) *Bucket {
 	t.Cleanup(func() { b.Close() })
 	return b
 }
+
+// TestOpen_S3NoRegion: an s3:// URL without a region, in an environment
+// without one (often a URL cut short at an unquoted & by the shell), says
+// so and how to give one, instead of the SDK's endpoint rule text.
+func TestOpen_S3NoRegion(t *testing.T) {
+	blobtest.FakeAWS(t)
+	t.Setenv("AWS_REGION", "")
+	t.Setenv("AWS_DEFAULT_REGION", "")
+	_, err := OpenBucket(context.Background(), "s3://ops-logs?prefix=jobs/wc/")
+	if err == nil || !strings.Contains(err.Error(), "no AWS region: add &region=REGION") || !strings.Contains(err.Error(), "unquoted &") {
+		t.Fatalf("error = %v, want the region hint", err)
+	}
+}

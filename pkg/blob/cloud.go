@@ -73,6 +73,9 @@ func openCloud(ctx context.Context, loc *location) (objectStore, error) {
 		if ae := info.classify(ctx, err, requestTimeout); ae != nil {
 			return nil, ae
 		}
+		if hint := regionHint(loc, err); hint != "" {
+			return nil, fmt.Errorf("open %s: %s", loc, hint)
+		}
 		return nil, fmt.Errorf("open %s: bucket %q: %w", loc, loc.bucket, err)
 	}
 	return &bucketStore{b: b, prefix: loc.prefix, cloud: info}, nil
@@ -299,4 +302,19 @@ func azureClientOptions() *container.ClientOptions {
 func firstLine(err error) string {
 	line, _, _ := strings.Cut(err.Error(), "\n")
 	return strings.TrimSpace(line)
+}
+
+// regionHint explains an S3 error that comes of having no region: the
+// URL names none, and neither does the environment. The usual cause is
+// a URL cut short by the shell at an unquoted "&" (the rest,
+// "region=...", then runs as a command of its own).
+func regionHint(loc *location, err error) string {
+	if loc.scheme != "s3" || loc.query.Get("region") != "" || !strings.Contains(strings.ToLower(err.Error()), "region") {
+		return ""
+	}
+	if os.Getenv("AWS_REGION") != "" || os.Getenv("AWS_DEFAULT_REGION") != "" {
+		return ""
+	}
+	return "no AWS region: add &region=REGION to the URL, or set AWS_REGION; in a shell, quote the URL " +
+		"('s3://bucket?prefix=p/&region=eu-west-1'): an unquoted & ends the command there"
 }
