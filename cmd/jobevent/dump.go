@@ -22,9 +22,9 @@ func newDumpCommand() *cli.Command {
 		UsageText: "jobevent dump LOG [--kind K]... [--vertex V] [--subtask N] [--epoch E] [--since SEQ] [--until SEQ] [--follow] [--format table|json|csv]\n\n" +
 			"EXAMPLES:\n" +
 			"   jobevent dump 'file:///var/lib/jobevent?prefix=jobs/wordcount/'\n" +
-			"   jobevent dump ./jobevents --kind subtask_finished --vertex count --format csv\n" +
+			"   jobevent dump ./jobevents/wordcount --kind subtask_finished --vertex count --format csv\n" +
 			"   jobevent dump 's3://ops-logs?prefix=jobs/wordcount/' --format json > wordcount.jsonl\n" +
-			"   jobevent dump ./jobevents --follow --since 100",
+			"   jobevent dump ./jobevents/wordcount --follow --since 100",
 		Description: "Streams the events of LOG in log order (memory does not grow with the log).\n" +
 			"--format json writes canonical JSONL, which \"jobevent import\" reads back byte for byte.\n" +
 			"--vertex matches events of that vertex, resets naming one of its subtasks and snapshots\n" +

@@ -103,8 +103,12 @@ func runImport(c *cli.Context) error {
 		return err
 	}
 	sum := importSummary{Log: url, Events: stats.Events, Segments: stats.Segments, Epochs: stats.Epochs}
+	gone := "" // an in-memory bucket lives as long as the process
 	if strings.HasPrefix(url, "mem://") {
-		warnf(c.App.ErrWriter, "%s is an in-memory bucket: it lives as long as this process, so the imported log is gone when import exits; import into a directory or a cloud bucket to keep it", url)
+		gone = " (an in-memory bucket: the log is gone when import exits; import into a directory or a cloud bucket to keep it)"
+		if c.String("format") == "json" || c.Bool("quiet") {
+			warnf(c.App.ErrWriter, "%s is an in-memory bucket: the imported log is gone when import exits; import into a directory or a cloud bucket to keep it", url)
+		}
 	}
 	if c.String("format") == "json" {
 		return writeJSON(c.App.Writer, sum)
@@ -116,8 +120,8 @@ func runImport(c *cli.Context) error {
 	if src.Info().Kind == logsource.KindFlink {
 		of = " of the Flink log " + file
 	}
-	fmt.Fprintf(c.App.ErrWriter, "imported %s%s into %s: %s, %s\n",
-		human.Count(sum.Events, "event"), of, url, human.Count(sum.Segments, "segment"), human.Count(sum.Epochs, "epoch"))
+	fmt.Fprintf(c.App.ErrWriter, "imported %s%s into %s: %s, %s%s\n",
+		human.Count(sum.Events, "event"), of, url, human.Count(sum.Segments, "segment"), human.Count(sum.Epochs, "epoch"), gone)
 	return nil
 }
 

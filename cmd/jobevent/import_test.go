@@ -120,7 +120,7 @@ func TestRelaxGC(t *testing.T) {
 // when the process exits, rather than vanishing without a word.
 func TestImport_MemWarns(t *testing.T) {
 	r := runCLI(t, "import", logPath("healthy.jsonl"), "mem://import-mem-warns").wantCode(t, 0)
-	if !strings.Contains(r.stderr, "in-memory bucket") || !strings.Contains(r.stderr, "gone when import exits") {
+	if !strings.Contains(r.stderr, "in-memory bucket") || !strings.Contains(r.stderr, "gone when import exits") || strings.Count(r.stderr, "\n") != 1 {
 		t.Fatalf("stderr lacks the mem:// warning:\n%s", r.stderr)
 	}
 }

@@ -29,7 +29,7 @@ func newReplayCommand() *cli.Command {
 			"   jobevent replay testdata/logs/failover.jsonl --dry-run --sweep --points 20\n" +
 			"   jobevent replay 'file:///var/lib/jobevent?prefix=jobs/wordcount/' --dry-run\n" +
 			"   jobevent replay testdata/logs/running.jsonl --dry-run --lost-worker w2\n" +
-			"   jobevent replay ./jobevents --dry-run --at 120 --format json | jq .summary",
+			"   jobevent replay ./jobevents/wordcount --dry-run --at 20 --format json | jq .summary",
 		Description: "Replays LOG and prints the recovery plan (docs/recovery.md) as if the master died after\n" +
 			"event --at (default: the last one) — computed by replay.Plan, the function a recovering\n" +
 			"master calls. By default every recorded partition is available; --available FILE (a JSON\n" +

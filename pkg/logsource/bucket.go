@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/jobevent/jobevent/pkg/blob"
 	"github.com/jobevent/jobevent/pkg/format"
@@ -36,6 +38,9 @@ func openBucket(ctx context.Context, r *resolved, o Options) (Source, error) {
 	ok, err := log.Exists(ctx)
 	if err == nil && !ok {
 		err = &blob.NoLogError{URL: r.arg}
+		if below := logsBelow(ctx, r); len(below) > 0 {
+			err = &LogsBelowError{Arg: r.arg, Logs: below}
+		}
 	}
 	if err != nil {
 		return nil, err
@@ -231,4 +236,49 @@ func (r *namedJSONReader) Next() (format.Event, error) {
 		return e, fmt.Errorf("%s: %w", r.name, err)
 	}
 	return e, err
+}
+
+// LogsBelowError is a LOG argument that holds no log itself but logs
+// below it (the directory "run" writes its jobs' logs into, say): the
+// user meant one of them.
+type LogsBelowError struct {
+	Arg  string
+	Logs []string // the arguments that name them
+}
+
+func (e *LogsBelowError) Error() string {
+	n := len(e.Logs)
+	what := fmt.Sprintf("the log %s", e.Logs[0])
+	if n > 1 {
+		what = fmt.Sprintf("%d logs, e.g. %s", n, e.Logs[0])
+	}
+	return fmt.Sprintf("no event log at %s, but it holds %s below it: name one (jobevent ls %s lists them)", e.Arg, what, e.Arg)
+}
+
+// maxBelow bounds how many directories logsBelow looks into.
+const maxBelow = 64
+
+// logsBelow returns the arguments naming the jobevent logs one level
+// below r's bucket, for a bare path as paths, else as URLs.
+func logsBelow(ctx context.Context, r *resolved) []string {
+	_, dirs, err := listLevel(ctx, r.bucket, "")
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for i, d := range dirs {
+		if i >= maxBelow {
+			break
+		}
+		files, sub, err := listLevel(ctx, r.bucket, d)
+		if err != nil || !(slices.Contains(files, d+blob.SpecKey) || slices.Contains(sub, d+blob.EventsDir)) {
+			continue
+		}
+		if !strings.Contains(r.arg, "://") {
+			out = append(out, strings.TrimSuffix(r.arg, "/")+"/"+strings.TrimSuffix(d, "/"))
+		} else {
+			out = append(out, r.bucket.Sub(d).URL())
+		}
+	}
+	return out
 }

@@ -306,3 +306,31 @@ func TestList(t *testing.T) {
 		t.Error("List of a JSONL file: no error")
 	}
 }
+
+// TestOpen_LogsBelow: a directory that holds logs below it, not one
+// itself (where run writes its jobs), names them instead of "no event
+// log", and is no log to wait for (dump --follow).
+func TestOpen_LogsBelow(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	log, err := blob.Create(ctx, filepath.Join(dir, "wordcount"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := Open(ctx, filepath.Join(testdata, "logs", "healthy.jsonl"), Options{Raw: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := blob.Import(ctx, log, src, blob.ImportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	log.Close()
+	_, err = Open(ctx, dir, Options{})
+	var lb *LogsBelowError
+	if !errors.As(err, &lb) || len(lb.Logs) != 1 || lb.Logs[0] != dir+"/wordcount" || IsNoLog(err) {
+		t.Fatalf("Open(parent) = %v, want the log below named", err)
+	}
+	if !strings.Contains(err.Error(), "jobevent ls "+dir) {
+		t.Errorf("message: %v", err)
+	}
+}
