@@ -55,13 +55,19 @@ func copyDir(t *testing.T, src, dst string) {
 // importLog imports a JSONL file of testdata/logs into a new bucket log.
 func importLog(t *testing.T, name string) string {
 	t.Helper()
+	return importLogAt(t, name, filepath.Join(t.TempDir(), "log"))
+}
+
+// importLogAt imports a JSONL file of testdata/logs into a new bucket log
+// at url.
+func importLogAt(t *testing.T, name, url string) string {
+	t.Helper()
 	ctx := context.Background()
 	src, err := Open(ctx, filepath.Join(testdata, "logs", name), Options{Raw: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer src.Close()
-	url := filepath.Join(t.TempDir(), "log")
 	log, err := blob.Create(ctx, url)
 	if err != nil {
 		t.Fatal(err)
@@ -280,18 +286,7 @@ func TestList(t *testing.T) {
 	ctx := context.Background()
 	root := t.TempDir()
 	copyDir(t, flinkEvents(t, "1.20.5", "rebalance-hash"), filepath.Join(root, "ha", "default", "7e9024806791d9e50c55087f02125c40", "job-events"))
-	log, err := blob.Create(ctx, "file://"+root+"?prefix=jobs/a/")
-	if err != nil {
-		t.Fatal(err)
-	}
-	src, err := Open(ctx, filepath.Join(testdata, "logs", "healthy.jsonl"), Options{Raw: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := blob.Import(ctx, log, src, blob.ImportOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	log.Close()
+	importLogAt(t, "healthy.jsonl", "file://"+root+"?prefix=jobs/a/")
 	l, err := List(ctx, root)
 	if err != nil {
 		t.Fatal(err)
@@ -313,19 +308,8 @@ func TestList(t *testing.T) {
 func TestOpen_LogsBelow(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	log, err := blob.Create(ctx, filepath.Join(dir, "wordcount"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	src, err := Open(ctx, filepath.Join(testdata, "logs", "healthy.jsonl"), Options{Raw: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := blob.Import(ctx, log, src, blob.ImportOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	log.Close()
-	_, err = Open(ctx, dir, Options{})
+	importLogAt(t, "healthy.jsonl", filepath.Join(dir, "wordcount"))
+	_, err := Open(ctx, dir, Options{})
 	var lb *LogsBelowError
 	if !errors.As(err, &lb) || len(lb.Logs) != 1 || lb.Logs[0] != dir+"/wordcount" || IsNoLog(err) {
 		t.Fatalf("Open(parent) = %v, want the log below named", err)
