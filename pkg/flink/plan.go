@@ -31,6 +31,11 @@ type PlanInput struct {
 	ID           string `json:"id"` // the producer's JobVertexID
 	ShipStrategy string `json:"ship_strategy"`
 	Exchange     string `json:"exchange"`
+	// DataSet is the IntermediateDataSetID read, and Pattern its
+	// DistributionPattern (POINTWISE, ALL_TO_ALL), when the plan comes from
+	// Flink's HA store (ReadHA); REST plans carry neither.
+	DataSet string `json:"-"`
+	Pattern string `json:"-"`
 }
 
 // ParsePlan reads a plan JSON as REST returns it ({"plan": {...}}) or bare

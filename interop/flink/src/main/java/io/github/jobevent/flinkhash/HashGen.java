@@ -1,5 +1,6 @@
 package io.github.jobevent.flinkhash;
 
+import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.RuntimeExecutionMode;
 import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.api.common.functions.ReduceFunction;
@@ -110,6 +111,8 @@ public final class HashGen {
         String name;
         if (v2) {
             Executor direct = Runnable::run;
+            // The client gives the StreamGraph its job id before submitting it.
+            StreamGraph.class.getMethod("setJobId", JobID.class).invoke(sg, JobID.generate());
             Method ser = StreamGraph.class.getMethod("serializeUserDefinedInstances");
             ser.invoke(sg);
             file = InstantiationUtil.serializeObject(sg);

@@ -1,0 +1,189 @@
+package flink
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/jobevent/jobevent/pkg/flink/javaser"
+)
+
+// HA file name prefixes (FileSystemStateStorageHelper's prefix followed by
+// random characters), part of Flink's HA storage layout.
+const (
+	PrefixJobGraph      = "submittedJobGraph"      // Flink 1.20: a JobGraph
+	PrefixExecutionPlan = "submittedExecutionPlan" // Flink 2.x: a StreamGraph (an ExecutionPlan)
+)
+
+// maxHAFile bounds the size of an HA plan file ReadHA reads.
+const maxHAFile = 256 << 20
+
+// HAInfo is what Flink's HA storage directory says about one job.
+type HAInfo struct {
+	// Plan holds every job vertex with its 32-hex JobVertexID, name,
+	// parallelism and inputs (producer, and on 1.20 the dataset id and
+	// distribution pattern), in the form ParsePlan returns.
+	Plan *JobPlan
+	// Coordinators maps the id of every vertex that has an operator
+	// coordinator to its kind (format.CoordinatorBatchSnapshot,
+	// CoordinatorNoBatchSnapshot), derived from the Source class; vertices
+	// without one are absent (format.CoordinatorNone).
+	Coordinators map[string]string
+	// Sources maps vertex id to the Source classes of its coordinators.
+	Sources map[string][]string
+	// Config is the job configuration (e.g. execution.batch.job-recovery.*)
+	// as strings.
+	Config map[string]string
+	// Assumptions names, one line each, what is still assumed.
+	Assumptions []string
+	// Version is "1.20" (a JobGraph) or "2.x" (a StreamGraph).
+	Version string
+	// File is the HA file read, relative to the directory.
+	File string
+
+	sources map[string][]string
+	sg      *streamGraph // 2.x
+}
+
+// ReadHA finds and reads the HA plan file of job jobID in fsys, an HA
+// cluster directory <high-availability.storageDir>/<cluster-id>/ (the
+// grandparent of <jobID>/job-events/): submittedJobGraph* (Flink 1.20) or
+// submittedExecutionPlan* (2.x), matched by the job id inside it, since
+// several jobs share the directory. jobID "" takes the only plan file
+// there. It returns nil, nil when no file belongs to the job.
+//
+// A 2.x StreamGraph holds no JobVertexIDs: ReadHA derives them as Flink's
+// AdaptiveGraphManager does (chaining.go), in the order job vertices
+// finished as <jobID>/job-events/ records it; when a derived id is not the
+// one the log records, the plan is returned without ids and an Assumption
+// says so. ReadHA reads fsys only (callers bound slow buckets through it);
+// ctx is checked between files. It is safe for concurrent use.
+func ReadHA(ctx context.Context, fsys fs.FS, jobID string) (*HAInfo, error) {
+	names, err := haFiles(fsys)
+	if err != nil {
+		return nil, err
+	}
+	var errs []error
+	for _, name := range names {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		data, err := readLimited(fsys, name)
+		if err != nil {
+			return nil, fmt.Errorf("flink ha %s: %w", name, err)
+		}
+		info, err := ParseHA(data)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("flink ha %s: %w", name, err))
+			continue
+		}
+		if jobID != "" && info.Plan.JobID != jobID && !(info.Plan.JobID == "" && len(names) == 1) {
+			continue
+		}
+		info.File = name
+		if info.Version == "2.x" {
+			info.resolve2x(ctx, fsys, jobID)
+		}
+		return info, nil
+	}
+	if len(errs) > 0 && jobID == "" {
+		return nil, errors.Join(errs...)
+	}
+	return nil, nil
+}
+
+// haFiles lists the plan files of an HA cluster directory, sorted.
+func haFiles(fsys fs.FS) ([]string, error) {
+	ents, err := fs.ReadDir(fsys, ".")
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("flink ha: %w", err)
+	}
+	var names []string
+	for _, e := range ents {
+		n := e.Name()
+		if !e.IsDir() && (strings.HasPrefix(n, PrefixJobGraph) || strings.HasPrefix(n, PrefixExecutionPlan)) {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	return names, nil
+}
+
+func readLimited(fsys fs.FS, name string) ([]byte, error) {
+	if st, err := fs.Stat(fsys, name); err == nil && st.Size() > maxHAFile {
+		return nil, fmt.Errorf("%d bytes, more than an HA plan file holds (%d)", st.Size(), maxHAFile)
+	}
+	return fs.ReadFile(fsys, name)
+}
+
+// ParseHA parses the content of one HA plan file: one Java serialization
+// stream of a JobGraph (1.20) or a StreamGraph (2.x). A 2.x plan's ids are
+// derived assuming job vertices finish in the order they were created;
+// ReadHA uses the order the job's log records. It is safe for concurrent
+// use.
+func ParseHA(data []byte) (*HAInfo, error) {
+	v, err := javaser.DecodeObject(data, nil)
+	if err != nil {
+		return nil, err
+	}
+	o, ok := v.(*javaser.Object)
+	if !ok {
+		return nil, fmt.Errorf("the stream holds %s, not a JobGraph or StreamGraph", describe(v))
+	}
+	var info *HAInfo
+	switch {
+	case o.ClassData(classJobGraph) != nil:
+		info, err = decodeJobGraph(o)
+	case o.ClassData(classStreamGraph) != nil:
+		var sg *streamGraph
+		if sg, err = decodeStreamGraph(o); err == nil {
+			info = &HAInfo{Version: "2.x", Config: sg.config, sg: sg}
+			info.build2x(nil)
+		}
+	default:
+		return nil, fmt.Errorf("the stream holds an object of %s, not a JobGraph or StreamGraph", printable(o.Class.Name))
+	}
+	if err != nil {
+		return nil, err
+	}
+	info.kinds()
+	return info, nil
+}
+
+// kinds fills Coordinators and Sources from the Source classes.
+func (h *HAInfo) kinds() {
+	h.Coordinators = map[string]string{}
+	h.Sources = h.sources
+	ids := make([]string, 0, len(h.sources))
+	for id := range h.sources {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		kind, assumed := SourceKind(h.Version, h.sources[id])
+		if kind == "" {
+			continue
+		}
+		h.Coordinators[id] = kind
+		if assumed != "" {
+			h.Assumptions = append(h.Assumptions, fmt.Sprintf("vertex %s: %s", vertexLabel(id, h.name(id)), assumed))
+		}
+	}
+}
+
+func (h *HAInfo) name(id string) string {
+	if n := h.Plan.node(id); n != nil {
+		return n.Name()
+	}
+	return ""
+}
+
+// jobEventsDir is where a job's log lies in its HA cluster directory.
+func jobEventsDir(jobID string) string { return path.Join(jobID, "job-events") }

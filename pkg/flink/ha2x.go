@@ -1,0 +1,187 @@
+package flink
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"io/fs"
+	"sort"
+)
+
+// build2x derives the job vertices of a 2.x StreamGraph, finishing the job
+// vertices of order first (in that order), then every other one in
+// creation order. It reports the ids of order that named no job vertex
+// built by then.
+func (h *HAInfo) build2x(order []ID) (unknown []ID) {
+	a := newAdaptiveGraph(h.sg.clone())
+	for _, id := range order {
+		if !a.finish(id) {
+			unknown = append(unknown, id)
+		}
+	}
+	for {
+		open := a.unfinished()
+		if len(open) == 0 {
+			break
+		}
+		a.finish(open[0].id)
+	}
+	h.Plan = &JobPlan{JobID: h.sg.jobID, Name: h.sg.jobName}
+	h.sources = map[string][]string{}
+	for _, v := range a.vertices {
+		n := PlanNode{ID: v.id.String(), Description: v.name, Operator: v.name, Parallelism: a.sg.nodes[v.start].parallelism}
+		for k, e := range a.sg.nodes[v.start].in {
+			if containsID(v.sources, e.source) {
+				continue
+			}
+			ship, pointwise := shipStrategy(e.partitioner)
+			pattern := "ALL_TO_ALL"
+			if pointwise {
+				pattern = "POINTWISE"
+			}
+			prod := a.byStart[a.frozen[e.source]]
+			n.Inputs = append(n.Inputs, PlanInput{Num: k, ID: prod.id.String(), ShipStrategy: ship, Pattern: pattern})
+		}
+		var srcs []string
+		for _, id := range append(append([]int32(nil), v.sources...), v.nodes...) {
+			if sn := a.sg.nodes[id]; sn.isSourceFactory() {
+				srcs = append(srcs, sn.source)
+			}
+		}
+		if len(srcs) > 0 {
+			h.sources[n.ID] = srcs
+		}
+		h.Plan.Nodes = append(h.Plan.Nodes, n)
+	}
+	return unknown
+}
+
+// resolve2x rebuilds the 2.x plan in the order the job's log records job
+// vertices finishing, and checks every JobVertexID the log names against
+// it; on a mismatch the plan keeps names and inputs but no ids.
+func (h *HAInfo) resolve2x(ctx context.Context, fsys fs.FS, jobID string) {
+	if jobID == "" {
+		jobID = h.sg.jobID
+	}
+	order, seen, err := finishOrder(ctx, fsys, jobID)
+	if err != nil {
+		h.Assumptions = append(h.Assumptions, fmt.Sprintf("JobVertexIDs derived from the StreamGraph assume job vertices finish in creation order: the job's log could not be read (%v)", err))
+		return
+	}
+	unknown := h.build2x(order)
+	h.kinds()
+	ids := map[string]bool{}
+	for _, n := range h.Plan.Nodes {
+		ids[n.ID] = true
+	}
+	var missing []string
+	for _, id := range seen {
+		if !ids[id.String()] {
+			missing = append(missing, id.String())
+		}
+	}
+	if len(unknown) == 0 && len(missing) == 0 {
+		return
+	}
+	sort.Strings(missing)
+	for i := range h.Plan.Nodes {
+		h.Plan.Nodes[i].ID = ""
+		for j := range h.Plan.Nodes[i].Inputs {
+			h.Plan.Nodes[i].Inputs[j].ID = ""
+		}
+	}
+	h.Coordinators = map[string]string{}
+	h.Assumptions = append(h.Assumptions, fmt.Sprintf("the JobVertexIDs derived from the StreamGraph (%s) differ from the log's (%d unknown, e.g. %v): the HA plan gives names only, not ids", h.File, len(missing)+len(unknown), append(missing, idStrings(unknown)...)[0]))
+}
+
+func idStrings(ids []ID) []string {
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = id.String()
+	}
+	return out
+}
+
+// finishOrder reads <jobID>/job-events/ and returns the job vertices in the
+// order they first had every subtask finished (resets undo finishes), and
+// every job vertex the log names. A missing directory is an empty log.
+func finishOrder(ctx context.Context, fsys fs.FS, jobID string) (order, seen []ID, err error) {
+	sub, err := fs.Sub(fsys, jobEventsDir(jobID))
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := fs.Stat(sub, "."); err != nil {
+		return nil, nil, nil
+	}
+	r, err := NewReader(sub)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer r.Close()
+	par := map[ID]int32{}
+	done := map[ID]map[int32]bool{}
+	complete := map[ID]bool{}
+	note := func(id ID) {
+		if _, ok := done[id]; !ok {
+			done[id] = map[int32]bool{}
+			seen = append(seen, id)
+		}
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
+		rec, err := r.Next()
+		if err == io.EOF {
+			return order, seen, nil
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		switch e := rec.Event.(type) {
+		case *JobVertexInitialized:
+			note(e.JobVertexID)
+			par[e.JobVertexID] = e.Parallelism
+		case *VertexFinished:
+			v := e.AttemptID.Vertex
+			note(v.JobVertexID)
+			done[v.JobVertexID][v.SubtaskIndex] = true
+		case *VertexReset:
+			for _, v := range e.Vertices {
+				note(v.JobVertexID)
+				delete(done[v.JobVertexID], v.SubtaskIndex)
+			}
+		}
+		for id, p := range par {
+			if !complete[id] && p > 0 && int32(len(done[id])) >= p {
+				complete[id] = true
+				order = append(order, id)
+			}
+		}
+	}
+}
+
+// clone copies the graph so that a simulation, which changes parallelisms
+// and partitioners as Flink does, leaves the original as read.
+func (sg *streamGraph) clone() *streamGraph {
+	c := *sg
+	c.nodes = make(map[int32]*streamNode, len(sg.nodes))
+	edges := map[*streamEdge]*streamEdge{}
+	cp := func(es []*streamEdge) []*streamEdge {
+		out := make([]*streamEdge, len(es))
+		for i, e := range es {
+			if edges[e] == nil {
+				x := *e
+				edges[e] = &x
+			}
+			out[i] = edges[e]
+		}
+		return out
+	}
+	for id, n := range sg.nodes {
+		x := *n
+		x.in, x.out = cp(n.in), cp(n.out)
+		c.nodes[id] = &x
+	}
+	return &c
+}

@@ -1,0 +1,69 @@
+package flink
+
+import (
+	"fmt"
+
+	"github.com/jobevent/jobevent/pkg/format"
+)
+
+// batchSnapshotSources lists, per Flink version, the Source classes whose
+// split enumerators implement SupportsBatchSnapshot, so that a recovering
+// JobMaster restores their split assignment instead of resetting the whole
+// source: IteratorSourceEnumerator (NumberSequenceSource,
+// DataGeneratorSource) on 1.20.5 and 2.3.0, and from 2.0 also
+// StaticFileSplitEnumerator and ContinuousFileSplitEnumerator (FileSource).
+// Every other known source has none.
+var batchSnapshotSources = map[string]map[string]bool{
+	"1.20": {
+		"org.apache.flink.api.connector.source.lib.NumberSequenceSource":              true,
+		"org.apache.flink.connector.datagen.source.DataGeneratorSource":               true,
+		"org.apache.flink.connector.file.src.FileSource":                              false,
+		"org.apache.flink.connector.file.src.AbstractFileSource":                      false,
+		"org.apache.flink.streaming.api.functions.source.datagen.DataGeneratorSource": false,
+	},
+	"2.x": {
+		"org.apache.flink.api.connector.source.lib.NumberSequenceSource": true,
+		"org.apache.flink.connector.datagen.source.DataGeneratorSource":  true,
+		"org.apache.flink.connector.file.src.FileSource":                 true,
+		"org.apache.flink.connector.file.src.AbstractFileSource":         true,
+	},
+}
+
+// SourceKind returns the coordinator kind of a job vertex whose operator
+// coordinators hold the Source classes srcs ("" entries are coordinators
+// that are not sources, such as a sink's committer), on Flink version
+// ("1.20" or "2.x"): format.CoordinatorBatchSnapshot when every source
+// supports batch snapshots, format.CoordinatorNoBatchSnapshot otherwise,
+// and "" when srcs is empty. assumed is non-empty, one line, when a class
+// is not in the table: it is then assumed to have no batch snapshot (the
+// conservative kind: Flink resets such a source whole).
+func SourceKind(version string, srcs []string) (kind, assumed string) {
+	if len(srcs) == 0 {
+		return "", ""
+	}
+	table := batchSnapshotSources[version]
+	kind = format.CoordinatorBatchSnapshot
+	for _, s := range srcs {
+		if s == "" || s[0] == '?' {
+			// A coordinator that is no source (e.g. a sink committer):
+			// Flink's coordinators of that kind do not snapshot splits.
+			kind = format.CoordinatorNoBatchSnapshot
+			if assumed == "" {
+				assumed = fmt.Sprintf("operator coordinator %s is not a source; assumed without batch snapshots", s)
+			}
+			continue
+		}
+		ok, known := table[s]
+		if !known {
+			kind = format.CoordinatorNoBatchSnapshot
+			if assumed == "" {
+				assumed = fmt.Sprintf("source class %s is not in the Flink %s table; assumed without batch snapshots (--coordinator overrides)", s, version)
+			}
+			continue
+		}
+		if !ok {
+			kind = format.CoordinatorNoBatchSnapshot
+		}
+	}
+	return kind, assumed
+}
