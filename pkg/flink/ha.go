@@ -53,8 +53,10 @@ type HAInfo struct {
 // cluster directory <high-availability.storageDir>/<cluster-id>/ (the
 // grandparent of <jobID>/job-events/): submittedJobGraph* (Flink 1.20) or
 // submittedExecutionPlan* (2.x), matched by the job id inside it, since
-// several jobs share the directory. jobID "" takes the only plan file
-// there. It returns nil, nil when no file belongs to the job.
+// several jobs share the directory; a file that does not parse is skipped
+// when another one matches. jobID "" takes the only plan file there (more
+// than one is an error). It returns nil, nil when no file belongs to the
+// job.
 //
 // A 2.x StreamGraph holds no JobVertexIDs: ReadHA derives them as Flink's
 // AdaptiveGraphManager does (chaining.go), in the order job vertices
@@ -67,6 +69,9 @@ func ReadHA(ctx context.Context, fsys fs.FS, jobID string) (*HAInfo, error) {
 	if err != nil {
 		return nil, err
 	}
+	if jobID == "" && len(names) > 1 {
+		return nil, fmt.Errorf("flink ha: %d plan files (%s, ...) and no job id to choose one", len(names), names[0])
+	}
 	var errs []error
 	for _, name := range names {
 		if err := ctx.Err(); err != nil {
@@ -76,16 +81,16 @@ func ReadHA(ctx context.Context, fsys fs.FS, jobID string) (*HAInfo, error) {
 		if err != nil {
 			return nil, fmt.Errorf("flink ha %s: %w", name, err)
 		}
-		info, err := ParseHA(data)
+		info, err := ParseHA(name, data)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("flink ha %s: %w", name, err))
 			continue
 		}
-		if jobID != "" && info.Plan.JobID != jobID && !(info.Plan.JobID == "" && len(names) == 1) {
+		if jobID != "" && info.Plan.JobID != jobID {
 			continue
 		}
 		info.File = name
-		if info.Version == "2.x" {
+		if info.sg != nil {
 			info.resolve2x(ctx, fsys, jobID)
 		}
 		return info, nil
@@ -123,12 +128,15 @@ func readLimited(fsys fs.FS, name string) ([]byte, error) {
 	return fs.ReadFile(fsys, name)
 }
 
-// ParseHA parses the content of one HA plan file: one Java serialization
-// stream of a JobGraph (1.20) or a StreamGraph (2.x). A 2.x plan's ids are
-// derived assuming job vertices finish in the order they were created;
-// ReadHA uses the order the job's log records. It is safe for concurrent
-// use.
-func ParseHA(data []byte) (*HAInfo, error) {
+// ParseHA parses the content of one HA plan file called name: one Java
+// serialization stream of a JobGraph or a StreamGraph. The Flink version
+// follows the name (submittedJobGraph: 1.20, submittedExecutionPlan: 2.x,
+// which stores a JobGraph when one was submitted, a StreamGraph otherwise)
+// or, for another name, the class (a StreamGraph is 2.x). The ids of a
+// StreamGraph's plan are derived assuming job vertices finish in the order
+// they were created; ReadHA uses the order the job's log records. It is
+// safe for concurrent use.
+func ParseHA(name string, data []byte) (*HAInfo, error) {
 	v, err := javaser.DecodeObject(data, nil)
 	if err != nil {
 		return nil, err
@@ -152,6 +160,12 @@ func ParseHA(data []byte) (*HAInfo, error) {
 	}
 	if err != nil {
 		return nil, err
+	}
+	switch {
+	case strings.HasPrefix(name, PrefixExecutionPlan):
+		info.Version = "2.x"
+	case strings.HasPrefix(name, PrefixJobGraph):
+		info.Version = "1.20"
 	}
 	info.kinds()
 	return info, nil

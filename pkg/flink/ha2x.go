@@ -57,8 +57,7 @@ func (h *HAInfo) build2x(order []ID) (unknown []ID) {
 }
 
 // resolve2x rebuilds the 2.x plan in the order the job's log records job
-// vertices finishing, and checks every JobVertexID the log names against
-// it; on a mismatch the plan keeps names and inputs but no ids.
+// vertices finishing (apply2x).
 func (h *HAInfo) resolve2x(ctx context.Context, fsys fs.FS, jobID string) {
 	if jobID == "" {
 		jobID = h.sg.jobID
@@ -68,6 +67,14 @@ func (h *HAInfo) resolve2x(ctx context.Context, fsys fs.FS, jobID string) {
 		h.Assumptions = append(h.Assumptions, fmt.Sprintf("JobVertexIDs derived from the StreamGraph assume job vertices finish in creation order: the job's log could not be read (%v)", err))
 		return
 	}
+	h.apply2x(order, seen)
+}
+
+// apply2x rebuilds the plan with the finish order and checks every
+// JobVertexID the log names (seen) against it; on a mismatch the plan
+// keeps names and inputs but no ids, and an assumption says so.
+func (h *HAInfo) apply2x(order, seen []ID) {
+	h.Assumptions = nil // kinds() below names the unknown sources again
 	unknown := h.build2x(order)
 	h.kinds()
 	ids := map[string]bool{}
@@ -81,6 +88,19 @@ func (h *HAInfo) resolve2x(ctx context.Context, fsys fs.FS, jobID string) {
 		}
 	}
 	if len(unknown) == 0 && len(missing) == 0 {
+		known := map[string]bool{}
+		for _, id := range seen {
+			known[id.String()] = true
+		}
+		later := 0
+		for _, n := range h.Plan.Nodes {
+			if !known[n.ID] {
+				later++
+			}
+		}
+		if later > 0 {
+			h.Assumptions = append(h.Assumptions, fmt.Sprintf("%d job vertices the log does not name yet have JobVertexIDs derived assuming job vertices finish in creation order from here on", later))
+		}
 		return
 	}
 	sort.Strings(missing)
@@ -102,9 +122,8 @@ func idStrings(ids []ID) []string {
 	return out
 }
 
-// finishOrder reads <jobID>/job-events/ and returns the job vertices in the
-// order they first had every subtask finished (resets undo finishes), and
-// every job vertex the log names. A missing directory is an empty log.
+// finishOrder reads <jobID>/job-events/ and returns orderOf its events. A
+// missing directory is an empty log.
 func finishOrder(ctx context.Context, fsys fs.FS, jobID string) (order, seen []ID, err error) {
 	sub, err := fs.Sub(fsys, jobEventsDir(jobID))
 	if err != nil {
@@ -118,6 +137,29 @@ func finishOrder(ctx context.Context, fsys fs.FS, jobID string) (order, seen []I
 		return nil, nil, err
 	}
 	defer r.Close()
+	var events []Event
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
+		rec, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		events = append(events, rec.Event)
+	}
+	order, seen = orderOf(events)
+	return order, seen, nil
+}
+
+// orderOf returns the job vertices in the order they first had every
+// subtask finished (a reset undoes a finish; the parallelism is the one
+// their type 3 record gives), and every job vertex the events name, in
+// order of appearance.
+func orderOf(events []Event) (order, seen []ID) {
 	par := map[ID]int32{}
 	done := map[ID]map[int32]bool{}
 	complete := map[ID]bool{}
@@ -127,38 +169,31 @@ func finishOrder(ctx context.Context, fsys fs.FS, jobID string) (order, seen []I
 			seen = append(seen, id)
 		}
 	}
-	for {
-		if err := ctx.Err(); err != nil {
-			return nil, nil, err
+	check := func(id ID) {
+		if p := par[id]; !complete[id] && p > 0 && int32(len(done[id])) >= p {
+			complete[id] = true
+			order = append(order, id)
 		}
-		rec, err := r.Next()
-		if err == io.EOF {
-			return order, seen, nil
-		}
-		if err != nil {
-			return nil, nil, err
-		}
-		switch e := rec.Event.(type) {
+	}
+	for _, ev := range events {
+		switch e := ev.(type) {
 		case *JobVertexInitialized:
 			note(e.JobVertexID)
 			par[e.JobVertexID] = e.Parallelism
+			check(e.JobVertexID)
 		case *VertexFinished:
 			v := e.AttemptID.Vertex
 			note(v.JobVertexID)
 			done[v.JobVertexID][v.SubtaskIndex] = true
+			check(v.JobVertexID)
 		case *VertexReset:
 			for _, v := range e.Vertices {
 				note(v.JobVertexID)
 				delete(done[v.JobVertexID], v.SubtaskIndex)
 			}
 		}
-		for id, p := range par {
-			if !complete[id] && p > 0 && int32(len(done[id])) >= p {
-				complete[id] = true
-				order = append(order, id)
-			}
-		}
 	}
+	return order, seen
 }
 
 // clone copies the graph so that a simulation, which changes parallelisms

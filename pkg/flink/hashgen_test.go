@@ -48,7 +48,7 @@ func checkHashGenCase(t *testing.T, dir string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	info, err := ParseHA(data)
+	info, err := ParseHA(filepath.Base(files[0]), data)
 	if err != nil {
 		t.Fatalf("%s: ParseHA: %v", dir, err)
 	}
