@@ -150,6 +150,9 @@ func (a *adaptiveGraph) ready(start int32) bool {
 // chain is createChain with canCreateNewChain false: it hashes the node,
 // then follows its chainable outputs depth first.
 func (a *adaptiveGraph) chain(v *jobVertexSim, id int32) {
+	if _, ok := a.frozen[id]; ok || containsID(v.nodes, id) {
+		return // a cycle, which only a damaged file can hold
+	}
 	a.hash(id)
 	n := a.sg.nodes[id]
 	v.nodes = append(v.nodes, id)

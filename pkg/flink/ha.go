@@ -45,8 +45,7 @@ type HAInfo struct {
 	// File is the HA file read, relative to the directory.
 	File string
 
-	sources map[string][]string
-	sg      *streamGraph // 2.x
+	sg *streamGraph // a 2.x StreamGraph
 }
 
 // ReadHA finds and reads the HA plan file of job jobID in fsys, an HA
@@ -174,14 +173,13 @@ func ParseHA(name string, data []byte) (*HAInfo, error) {
 // kinds fills Coordinators and Sources from the Source classes.
 func (h *HAInfo) kinds() {
 	h.Coordinators = map[string]string{}
-	h.Sources = h.sources
-	ids := make([]string, 0, len(h.sources))
-	for id := range h.sources {
+	ids := make([]string, 0, len(h.Sources))
+	for id := range h.Sources {
 		ids = append(ids, id)
 	}
 	sort.Strings(ids)
 	for _, id := range ids {
-		kind, assumed := SourceKind(h.Version, h.sources[id])
+		kind, assumed := SourceKind(h.Version, h.Sources[id])
 		if kind == "" {
 			continue
 		}

@@ -27,7 +27,7 @@ func (h *HAInfo) build2x(order []ID) (unknown []ID) {
 		a.finish(open[0].id)
 	}
 	h.Plan = &JobPlan{JobID: h.sg.jobID, Name: h.sg.jobName}
-	h.sources = map[string][]string{}
+	h.Sources = map[string][]string{}
 	for _, v := range a.vertices {
 		n := PlanNode{ID: v.id.String(), Description: v.name, Operator: v.name, Parallelism: a.sg.nodes[v.start].parallelism}
 		for k, e := range a.sg.nodes[v.start].in {
@@ -40,6 +40,9 @@ func (h *HAInfo) build2x(order []ID) (unknown []ID) {
 				pattern = "POINTWISE"
 			}
 			prod := a.byStart[a.frozen[e.source]]
+			if prod == nil {
+				continue // a producer Flink never builds (a damaged graph)
+			}
 			n.Inputs = append(n.Inputs, PlanInput{Num: k, ID: prod.id.String(), ShipStrategy: ship, Pattern: pattern})
 		}
 		var srcs []string
@@ -49,7 +52,7 @@ func (h *HAInfo) build2x(order []ID) (unknown []ID) {
 			}
 		}
 		if len(srcs) > 0 {
-			h.sources[n.ID] = srcs
+			h.Sources[n.ID] = srcs
 		}
 		h.Plan.Nodes = append(h.Plan.Nodes, n)
 	}

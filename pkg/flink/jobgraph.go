@@ -27,7 +27,7 @@ func decodeJobGraph(v javaser.Value) (*HAInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	info := &HAInfo{Version: "1.20", Coordinators: map[string]string{}, sources: map[string][]string{}}
+	info := &HAInfo{Version: "1.20", Coordinators: map[string]string{}, Sources: map[string][]string{}}
 	info.Plan = &JobPlan{JobID: jid.String()}
 	if info.Plan.Name, err = g.string("jobName"); err != nil {
 		return nil, err
@@ -50,7 +50,7 @@ func decodeJobGraph(v javaser.Value) (*HAInfo, error) {
 		}
 		info.Plan.Nodes = append(info.Plan.Nodes, node)
 		if len(srcs) > 0 {
-			info.sources[node.ID] = srcs
+			info.Sources[node.ID] = srcs
 		}
 	}
 	return info, nil
