@@ -42,6 +42,14 @@ type HAInfo struct {
 	Assumptions []string
 	// Version is "1.20" (a JobGraph) or "2.x" (a StreamGraph).
 	Version string
+	// Shuffle is the shuffle ShuffleOf derives from Config and the class of
+	// the cluster's shuffle master snapshot (2.x, shuffleMaster-snapshot/)
+	// or of the snapshots in the job's finished records. The shuffle
+	// service is cluster configuration, rarely in the job's: RESTInfo's is
+	// the better answer while the job runs.
+	Shuffle Shuffle
+	// ShuffleSnapshotClass is that snapshot class, "" when none was found.
+	ShuffleSnapshotClass string
 	// File is the HA file read, relative to the directory.
 	File string
 
@@ -92,6 +100,10 @@ func ReadHA(ctx context.Context, fsys fs.FS, jobID string) (*HAInfo, error) {
 		if info.sg != nil {
 			info.resolve2x(ctx, fsys, jobID)
 		}
+		if info.ShuffleSnapshotClass == "" {
+			info.ShuffleSnapshotClass = clusterShuffleSnapshot(fsys)
+		}
+		info.Shuffle = ShuffleOf(info.Config, info.ShuffleSnapshotClass)
 		return info, nil
 	}
 	if len(errs) > 0 && jobID == "" {
@@ -195,6 +207,39 @@ func (h *HAInfo) name(id string) string {
 		return n.Name()
 	}
 	return ""
+}
+
+// clusterShuffleSnapshot returns the class of the shuffle master snapshot
+// Flink 2.x keeps for the cluster (shuffleMaster-snapshot/<cluster-id>: an
+// int32 length and one Java stream), "" when there is none or it does not
+// decode.
+func clusterShuffleSnapshot(fsys fs.FS) string {
+	ents, err := fs.ReadDir(fsys, "shuffleMaster-snapshot")
+	if err != nil {
+		return ""
+	}
+	for _, e := range ents {
+		if e.IsDir() {
+			continue
+		}
+		data, err := readLimited(fsys, path.Join("shuffleMaster-snapshot", e.Name()))
+		if err != nil || len(data) < 4 {
+			continue
+		}
+		if o, ok := decodeClass(data[4:]); ok {
+			return o
+		}
+	}
+	return ""
+}
+
+// decodeClass returns the class of the object a Java stream holds.
+func decodeClass(data []byte) (string, bool) {
+	v, err := javaser.DecodeObject(data, nil)
+	if o, ok := v.(*javaser.Object); err == nil && ok {
+		return o.Class.Name, true
+	}
+	return "", false
 }
 
 // jobEventsDir is where a job's log lies in its HA cluster directory.

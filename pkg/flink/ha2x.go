@@ -30,7 +30,7 @@ func (h *HAInfo) build2x(order []ID) (unknown []ID) {
 	h.Sources = map[string][]string{}
 	for _, v := range a.vertices {
 		n := PlanNode{ID: v.id.String(), Description: v.name, Operator: v.name, Parallelism: a.sg.nodes[v.start].parallelism}
-		for k, e := range a.sg.nodes[v.start].in {
+		for _, e := range a.sg.nodes[v.start].in {
 			if containsID(v.sources, e.source) {
 				continue
 			}
@@ -43,7 +43,7 @@ func (h *HAInfo) build2x(order []ID) (unknown []ID) {
 			if prod == nil {
 				continue // a producer Flink never builds (a damaged graph)
 			}
-			n.Inputs = append(n.Inputs, PlanInput{Num: k, ID: prod.id.String(), ShipStrategy: ship, Pattern: pattern})
+			n.Inputs = append(n.Inputs, PlanInput{Num: len(n.Inputs), ID: prod.id.String(), ShipStrategy: ship, Pattern: pattern})
 		}
 		var srcs []string
 		for _, id := range append(append([]int32(nil), v.sources...), v.nodes...) {

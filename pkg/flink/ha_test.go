@@ -206,3 +206,34 @@ func TestResolve2x_Mismatch(t *testing.T) {
 		t.Errorf("coordinators = %v, want none without ids", info.Coordinators)
 	}
 }
+
+func TestReadHA_Shuffle(t *testing.T) {
+	info, err := ReadHA(context.Background(), os.DirFS("testdata/ha/2.3.0/default"), "748595b8a8ac2bf3f050a2c021b904d2")
+	if err != nil || info == nil {
+		t.Fatalf("ReadHA = %v, %v", info, err)
+	}
+	if info.ShuffleSnapshotClass != "org.apache.flink.runtime.shuffle.EmptyShuffleMasterSnapshot" || info.Shuffle != ShuffleNetty {
+		t.Errorf("shuffle %s from %q, want netty from EmptyShuffleMasterSnapshot", info.Shuffle, info.ShuffleSnapshotClass)
+	}
+	celeborn := fstest.MapFS{
+		"submittedExecutionPlan8c0fbfa8974f": {Data: readFile(t, "testdata/ha/2.3.0/default/submittedExecutionPlan8c0fbfa8974f")},
+		"shuffleMaster-snapshot/default":     {Data: celebornSnapshot()},
+	}
+	info, err = ReadHA(context.Background(), celeborn, "748595b8a8ac2bf3f050a2c021b904d2")
+	if err != nil || info == nil {
+		t.Fatalf("ReadHA = %v, %v", info, err)
+	}
+	if info.Shuffle != ShuffleCeleborn || !info.Shuffle.SurvivesLostTaskManager() {
+		t.Errorf("shuffle = %s from %q, want celeborn", info.Shuffle, info.ShuffleSnapshotClass)
+	}
+}
+
+// celebornSnapshot is a shuffle master snapshot file holding an object of
+// a Celeborn class with no fields (as a stream writes one).
+func celebornSnapshot() []byte {
+	name := "org.apache.celeborn.plugin.flink.CelebornShuffleMasterSnapshot"
+	s := []byte{0xac, 0xed, 0x00, 0x05, 0x73, 0x72, 0x00, byte(len(name))}
+	s = append(s, name...)
+	s = append(s, 0, 0, 0, 0, 0, 0, 0, 1, 0x02, 0, 0, 0x78, 0x70)
+	return append([]byte{0, 0, 0, byte(len(s))}, s...)
+}

@@ -30,6 +30,8 @@ type RESTInfo struct {
 	// (TaskManagersHandler's TaskManagersInfo, each TaskManagerInfo's id),
 	// sorted.
 	LiveTaskManagers []string
+	// Shuffle is ShuffleOf(Config, "").
+	Shuffle Shuffle
 }
 
 // FetchREST reads a job's plan, its JobManager configuration and the live
@@ -85,6 +87,7 @@ func FetchREST(ctx context.Context, base, jobID string, client *http.Client) (*R
 		info.LiveTaskManagers = append(info.LiveTaskManagers, tm.ID)
 	}
 	sort.Strings(info.LiveTaskManagers)
+	info.Shuffle = ShuffleOf(info.Config, "")
 	return info, nil
 }
 
