@@ -52,8 +52,10 @@ import java.util.concurrent.Executor;
  * <ul>
  *   <li>Flink 1.20: {@code submittedJobGraph<hex>}, {@code InstantiationUtil.serializeObject} of
  *       the JobGraph (what {@code FileSystemStateStorageHelper} stores);
- *   <li>Flink 2.x: {@code submittedExecutionPlan<hex>}, the same of the StreamGraph, with its
- *       user-defined objects serialized as the client submits it;
+ *   <li>Flink 2.x: {@code submittedExecutionPlan<hex>}, the same of the StreamGraph, given a job
+ *       id and with its user-defined objects serialized, as 2.3.0's {@code LocalExecutor} submits
+ *       it ({@code PipelineExecutorUtils.getStreamGraph}, then {@code
+ *       serializeUserDefinedInstances});
  *   <li>{@code truth.json}: the job id, the order in which job vertices were finished (2.x builds
  *       the JobGraph progressively with its AdaptiveGraphManager, which the ids depend on), and
  *       every JobVertex Flink built: id, name, parallelism and inputs (producer, dataset id,
