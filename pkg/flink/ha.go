@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/jobevent/jobevent/pkg/flink/javaser"
+	"github.com/jobevent/jobevent/pkg/format"
 )
 
 // HA file name prefixes (FileSystemStateStorageHelper's prefix followed by
@@ -28,10 +29,11 @@ type HAInfo struct {
 	// parallelism and inputs (producer, and on 1.20 the dataset id and
 	// distribution pattern), in the form ParsePlan returns.
 	Plan *JobPlan
-	// Coordinators maps the id of every vertex that has an operator
-	// coordinator to its kind (format.CoordinatorBatchSnapshot,
-	// CoordinatorNoBatchSnapshot), derived from the Source class; vertices
-	// without one are absent (format.CoordinatorNone).
+	// Coordinators maps the id of every vertex to its coordinator kind:
+	// format.CoordinatorBatchSnapshot or CoordinatorNoBatchSnapshot for a
+	// vertex with operator coordinators, derived from their Source classes
+	// (SourceKind), format.CoordinatorNone for the others. It is empty when
+	// the plan has no ids.
 	Coordinators map[string]string
 	// Sources maps vertex id to the Source classes of its coordinators.
 	Sources map[string][]string
@@ -190,6 +192,11 @@ func (h *HAInfo) kinds() {
 		ids = append(ids, id)
 	}
 	sort.Strings(ids)
+	for _, n := range h.Plan.Nodes {
+		if n.ID != "" {
+			h.Coordinators[n.ID] = format.CoordinatorNone
+		}
+	}
 	for _, id := range ids {
 		kind, assumed := SourceKind(h.Version, h.Sources[id])
 		if kind == "" {

@@ -53,8 +53,13 @@ func TestReadHA_RealFlink(t *testing.T) {
 			if got := info.Coordinators[f.source]; got != f.kind {
 				t.Errorf("coordinator of %s = %q, want %q (%v)", f.source, got, f.kind, info.Coordinators)
 			}
-			if len(info.Coordinators) != 1 {
-				t.Errorf("coordinators = %v, want only the source's", info.Coordinators)
+			for id, kind := range info.Coordinators {
+				if id != f.source && kind != format.CoordinatorNone {
+					t.Errorf("coordinator of %s = %q, want none", id, kind)
+				}
+			}
+			if len(info.Coordinators) != len(info.Plan.Nodes) {
+				t.Errorf("coordinators = %v, want one per vertex", info.Coordinators)
 			}
 			if len(info.Assumptions) != f.assumptions {
 				t.Errorf("assumptions = %q, want %d", info.Assumptions, f.assumptions)
