@@ -28,11 +28,10 @@ func newDiffCommand() *cli.Command {
 			"attempt, partitions, records and bytes, final status). --events aligns the two event\n" +
 			"sequences instead, ignoring seq and time (it holds both logs in memory).\n" +
 			"Exit 1 when the logs differ.",
-		Flags: []cli.Flag{
+		Flags: withFlinkFlags(
 			&cli.BoolFlag{Name: "events", Usage: "compare events, not replayed state"},
 			formatFlag("table", "json"),
-			flinkPlanFlag(), coordinatorFlag(),
-		},
+		),
 		Action: runDiff,
 	}
 }

@@ -33,7 +33,7 @@ func newDumpCommand() *cli.Command {
 			"a log that does not exist yet is waited for, with a notice on stderr.\n" +
 			"Torn tails and fenced rows are reported as warnings on stderr. On a terminal a progress\n" +
 			"bar counts the events read (not with --follow or --quiet).",
-		Flags: []cli.Flag{
+		Flags: withFlinkFlags(
 			&cli.StringSliceFlag{Name: "kind", Usage: "only events of kind `K` (repeatable; comma-separated)"},
 			&cli.StringFlag{Name: "vertex", Usage: "only events concerning vertex `V`"},
 			&cli.IntFlag{Name: "subtask", Usage: "only events concerning subtask `N`", DefaultText: "any"},
@@ -43,9 +43,8 @@ func newDumpCommand() *cli.Command {
 			&cli.BoolFlag{Name: "follow", Usage: "keep printing new events until interrupted"},
 			&cli.DurationFlag{Name: "poll-interval", Value: time.Second, Usage: "how often --follow looks for new segments (`DURATION`)"},
 			formatFlag("table", "json", "csv"),
-			flinkPlanFlag(), coordinatorFlag(),
 			quietFlag(),
-		},
+		),
 		Action: runDump,
 	}
 }

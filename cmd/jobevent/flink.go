@@ -23,8 +23,21 @@ func coordinatorFlag() cli.Flag {
 	return &cli.StringSliceFlag{Name: "coordinator", Usage: "Flink log: the coordinator kind of a vertex, `VERTEX=batch_snapshot|no_batch_snapshot|none` (VERTEX by 32-hex id or name; repeatable)"}
 }
 
-// flinkFlags are the side information flags every reading command takes.
-func flinkFlags() []cli.Flag { return []cli.Flag{flinkPlanFlag(), coordinatorFlag()} }
+// flinkHAFlag and flinkRESTFlag say where Flink keeps what the log lacks,
+// when jobevent cannot find it by itself.
+func flinkHAFlag() cli.Flag {
+	return &cli.StringFlag{Name: "flink-ha", Usage: "Flink log: the HA cluster directory `DIR` (<storageDir>/<cluster-id>, any bucket) holding the job's submittedJobGraph/submittedExecutionPlan, when it is not two levels above the job-events directory"}
+}
+
+func flinkRESTFlag() cli.Flag {
+	return &cli.StringFlag{Name: "flink-rest", Usage: "Flink log: the REST API `URL` of the running cluster (http://jobmanager:8081): the job's plan, and the TaskManagers gone since they ran finished subtasks (their partitions are lost)"}
+}
+
+// withFlinkFlags adds the Flink side information flags to a reading
+// command's flags.
+func withFlinkFlags(flags ...cli.Flag) []cli.Flag {
+	return append(flags, flinkPlanFlag(), coordinatorFlag(), flinkHAFlag(), flinkRESTFlag())
+}
 
 // flinkOptionsOf reads --flink-plan and --coordinator. It returns nil when
 // neither is set.
@@ -59,6 +72,15 @@ func flinkOptionsOf(c *cli.Context) (*logsource.FlinkOptions, error) {
 	}
 	if len(fo.Coordinators) > 0 {
 		fo.Given = append(fo.Given, "--coordinator")
+	}
+	for _, f := range []struct {
+		name string
+		to   *string
+	}{{"flink-ha", &fo.HA}, {"flink-rest", &fo.REST}} {
+		if v := c.String(f.name); v != "" {
+			*f.to = v
+			fo.Given = append(fo.Given, "--"+f.name)
+		}
 	}
 	if len(fo.Given) == 0 {
 		return nil, nil

@@ -35,7 +35,7 @@ func newImportCommand() *cli.Command {
 			"refused. The summary\n" +
 			"goes to stderr (--format json: a JSON object on stdout; --quiet: none). On a terminal a\n" +
 			"progress bar shows the bytes read.",
-		Flags:  []cli.Flag{formatFlag("table", "json"), quietFlag(), flinkPlanFlag(), coordinatorFlag()},
+		Flags:  withFlinkFlags(formatFlag("table", "json"), quietFlag()),
 		Action: runImport,
 	}
 }

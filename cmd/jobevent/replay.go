@@ -56,7 +56,7 @@ func newReplayCommand() *cli.Command {
 			"--flink-plan for names and --coordinator for coordinator kinds the log cannot tell.\n" +
 			"Without --dry-run a Flink log is refused: Flink recovers its own job. A log imported from\n" +
 			"a Flink log (jobevent import FLINK_DIR LOG) is planned the same way.",
-		Flags: []cli.Flag{
+		Flags: withFlinkFlags(
 			&cli.BoolFlag{Name: "dry-run", Usage: "print the plan; change nothing"},
 			&cli.Int64Flag{Name: "at", Usage: "plan as if the master died after event `SEQ`", DefaultText: "the last"},
 			&cli.StringSliceFlag{Name: "lost-worker", Usage: "worker `W` lost: none of its partitions is available (repeatable)"},
@@ -64,21 +64,21 @@ func newReplayCommand() *cli.Command {
 			&cli.BoolFlag{Name: "no-workers", Usage: "no worker comes back: no partition is available"},
 			&cli.StringFlag{Name: "available", Usage: "JSON `FILE` listing the available partitions"},
 			&cli.BoolFlag{Name: "verbose", Usage: "table: list every subtask, not only the reruns"},
+			&cli.BoolFlag{Name: "strict", Usage: "exit 1 when the plan rests on an assumption (a Flink log's coordinator kinds or datasets that neither the log nor Flink's storage tells)"},
 			&cli.BoolFlag{Name: "sweep", Usage: "print the exposure sweep: the plan's cost as if the master died after each sampled event"},
 			&cli.IntFlag{Name: "points", Usage: "--sweep: at most `N` points, evenly spaced (0: every event)", Value: defaultSweepPoints},
 			&cli.StringFlag{Name: "work-dir", Usage: "without --dry-run: `DIR` for the workers' partitions, as given to run", DefaultText: "./jobevents-work"},
 			&cli.IntFlag{Name: "workers", Usage: "without --dry-run: number of in-process workers `N`", Value: 2},
 			&cli.IntFlag{Name: "slots", Usage: "without --dry-run: slots `N` per worker", Value: 2},
 			formatFlag("table", "json"),
-			flinkPlanFlag(), coordinatorFlag(),
-		},
+		),
 		Action: runReplay,
 	}
 }
 
 // whatIfFlags are the flags of the dry run alone: without --dry-run they
 // are a usage error, never ignored.
-var whatIfFlags = []string{"at", "lost-worker", "lost-partition", "no-workers", "available", "verbose", "sweep", "points"}
+var whatIfFlags = []string{"at", "lost-worker", "lost-partition", "no-workers", "available", "verbose", "sweep", "points", "strict"}
 
 // realFlags are the flags of a real recovery alone.
 var realFlags = []string{"work-dir", "workers", "slots"}
@@ -115,6 +115,15 @@ func runReplay(c *cli.Context) error {
 		return err
 	}
 	defer src.Close()
+	if lw, ok := src.(logsource.WithLostWorkers); ok {
+		lost, why := lw.LostWorkers()
+		for _, w := range lost {
+			if !slices.Contains(opts.LostWorkers, w) {
+				opts.LostWorkers = append(opts.LostWorkers, w)
+				fmt.Fprintf(c.App.ErrWriter, "jobevent: note: TaskManager %s %s\n", w, why)
+			}
+		}
+	}
 	if c.Bool("sweep") {
 		return runSweep(c, src, replay.SweepOptions{Until: at, Available: opts})
 	}
@@ -162,6 +171,9 @@ func runReplay(c *cli.Context) error {
 		// The log is corrupt: exit 2 as every reader does, after the plan
 		// has said what a resumed master does with it.
 		return &exitError{code: exitFailure}
+	}
+	if a, ok := src.(logsource.WithAssumptions); err == nil && ok && c.Bool("strict") && len(a.Assumptions()) > 0 {
+		return findings("replay: the plan rests on %s (--strict): %s", human.Count(len(a.Assumptions()), "assumption"), strings.Join(a.Assumptions(), "; "))
 	}
 	return err
 }

@@ -19,7 +19,8 @@ func openLog(c *cli.Context, arg string, o logsource.Options) (logsource.Source,
 	src, err := logsource.Open(c.Context, arg, o)
 	var fe *logsource.FlinkOptionsError
 	var we *logsource.FollowError
-	if errors.As(err, &fe) || errors.As(err, &we) {
+	var ce *logsource.CoordinatorError
+	if errors.As(err, &fe) || errors.As(err, &we) || errors.As(err, &ce) {
 		return nil, &usageError{msg: err.Error()}
 	}
 	return src, err

@@ -31,7 +31,7 @@ func newStatsCommand() *cli.Command {
 			"Then each master failover: its downtime (from the last event of the old master to the new\n" +
 			"master_started) and the work it redid (task time of the attempts running when the master\n" +
 			"died and of the finished attempts its recovery reset); lost = downtime + redone.",
-		Flags:  []cli.Flag{formatFlag("table", "json"), flinkPlanFlag(), coordinatorFlag()},
+		Flags:  withFlinkFlags(formatFlag("table", "json")),
 		Action: runStats,
 	}
 }

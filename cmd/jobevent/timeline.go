@@ -32,13 +32,12 @@ func newTimelineCommand() *cli.Command {
 			"failover at each moment would rerun (the sweep of \"replay --dry-run --sweep\", the same\n" +
 			"replay.Plan). Hover a bar for its details. --html writes a page, --svg the bare chart; both\n" +
 			"may be given. Then prints what it drew (--format json: as JSON).",
-		Flags: []cli.Flag{
+		Flags: withFlinkFlags(
 			&cli.StringFlag{Name: "html", Usage: "write the chart as an HTML page to `FILE` (- for stdout)"},
 			&cli.StringFlag{Name: "svg", Usage: "write the chart as an SVG image to `FILE` (- for stdout)"},
 			&cli.IntFlag{Name: "points", Usage: "at most `N` points on the exposure curve (0: every event)", Value: defaultTimelinePoints},
 			formatFlag("table", "json"),
-			flinkPlanFlag(), coordinatorFlag(),
-		},
+		),
 		Action: runTimeline,
 	}
 }

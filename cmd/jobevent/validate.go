@@ -31,12 +31,11 @@ func newValidateCommand() *cli.Command {
 			"are warnings. Exit 1 when there is an error finding (--strict: any finding).\n" +
 			"--format github prints workflow annotations (::error file=...,title=RULE::seq N: ...).\n" +
 			"On a terminal a progress bar counts the events checked (not with --quiet).",
-		Flags: []cli.Flag{
+		Flags: withFlinkFlags(
 			&cli.BoolFlag{Name: "strict", Usage: "exit 1 on warnings too"},
 			formatFlag("table", "json", "github"),
-			flinkPlanFlag(), coordinatorFlag(),
 			quietFlag(),
-		},
+		),
 		Action: runValidate,
 	}
 }

@@ -1,6 +1,7 @@
 package flink
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -43,10 +44,16 @@ func MatchVertex(names map[string]string, key string) (string, error) {
 		for _, id := range c {
 			list = append(list, fmt.Sprintf("%s (%s)", id, names[id]))
 		}
-		return "", fmt.Errorf("vertex %q is ambiguous: it matches %s", key, strings.Join(list, ", "))
+		return "", fmt.Errorf("vertex %q %w: it matches %s", key, ErrAmbiguousVertex, strings.Join(list, ", "))
 	}
-	return "", fmt.Errorf("vertex %q names no vertex (give a 32-hex id, a vertex name or an operator of one)", key)
+	return "", fmt.Errorf("vertex %q %w (give a 32-hex id, a vertex name or an operator of one)", key, ErrNoVertex)
 }
+
+// The errors of MatchVertex.
+var (
+	ErrAmbiguousVertex = errors.New("is ambiguous")
+	ErrNoVertex        = errors.New("names no vertex")
+)
 
 // chainOperators splits a chain name into its operators as
 // createChainedName joins them: "a -> b" into a and b, "a -> (b, c -> d)"

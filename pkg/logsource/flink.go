@@ -21,6 +21,12 @@ type FlinkOptions struct {
 	// Coordinators gives coordinator kinds by vertex id or name
 	// (--coordinator).
 	Coordinators map[string]string
+	// HA is where Flink's HA cluster directory is (--flink-ha), when not
+	// two levels above the job-events directory.
+	HA string
+	// REST is the base URL of the Flink REST API of the running cluster
+	// (--flink-rest): the job's plan and the live TaskManagers.
+	REST string
 	// Given names the flags that were set, as "--name", for messages.
 	Given []string
 }
@@ -63,14 +69,17 @@ type flinkSource struct {
 	res     *resolved
 	info    Info
 	notices []format.Notice
+	assumed []string
+	rest    *flink.RESTInfo // nil without --flink-rest
 }
 
 var (
-	_ Source       = (*flinkSource)(nil)
-	_ WithNames    = (*flinkSource)(nil)
-	_ WithTimes    = (*flinkSource)(nil)
-	_ WithSettings = (*flinkSource)(nil)
-	_ WithFindings = (*flinkSource)(nil)
+	_ Source          = (*flinkSource)(nil)
+	_ WithAssumptions = (*flinkSource)(nil)
+	_ WithNames       = (*flinkSource)(nil)
+	_ WithTimes       = (*flinkSource)(nil)
+	_ WithSettings    = (*flinkSource)(nil)
+	_ WithFindings    = (*flinkSource)(nil)
 )
 
 func openFlink(ctx context.Context, r *resolved, o Options) (Source, error) {
@@ -83,13 +92,32 @@ func openFlink(ctx context.Context, r *resolved, o Options) (Source, error) {
 		opts.Plan, opts.Coordinators = o.Flink.Plan, o.Flink.Coordinators
 	}
 	opts.Job = r.job
+	rest, err := withREST(ctx, r, o.Flink, &opts)
+	if err == nil {
+		err = withHADir(ctx, r, o.Flink)
+	}
+	if err != nil {
+		r.close()
+		return nil, err
+	}
+	opts, haNotices, err := withHA(ctx, r, opts)
+	if err != nil {
+		r.close()
+		return nil, err
+	}
 	l, err := flink.Open(r.fsys(ctx), opts)
 	if err == nil {
 		var src *flink.Source
 		if src, err = l.Events(); err == nil {
-			notices := append(flinkNotices(l), unmatchedCoordinators(l, opts.Coordinators)...)
+			notices := append(append(haNotices, flinkNotices(l)...), unmatchedCoordinators(l, opts.Coordinators)...)
 			info := Info{Arg: r.arg, URL: r.bucket.URL(), Kind: KindFlink, Job: r.job}
-			return &flinkSource{Source: src, log: l, res: r, info: info, notices: notices}, nil
+			var assumed []string
+			for _, n := range notices {
+				if n.Kind == NoticeFlinkNote {
+					assumed = append(assumed, strings.TrimPrefix(n.Message, "Flink log: "))
+				}
+			}
+			return &flinkSource{Source: src, log: l, res: r, info: info, notices: notices, assumed: assumed, rest: rest}, nil
 		}
 	}
 	r.close()
@@ -129,6 +157,9 @@ func (s *flinkSource) Close() error {
 	s.res.close()
 	return err
 }
+
+// Assumptions are what the mapping of the log assumed.
+func (s *flinkSource) Assumptions() []string { return s.assumed }
 
 // Names returns the vertex names the plan gave.
 func (s *flinkSource) Names() map[string]string { return s.log.Names() }

@@ -13,6 +13,8 @@
 //	WithTimes       whether events carry times (absent: they do)
 //	WithSettings    the job's recovery settings (job.yaml, Flink's config)
 //	WithFindings    findings of the log's own format (validate)
+//	WithAssumptions what the reading of the log assumes (replay --strict)
+//	WithLostWorkers workers known to be gone (Flink's REST API)
 //	WithTotal       how many events a read will return (progress)
 //	WithRecover     the log can be recovered in place (bucket logs)
 //	replay.Claimer  the epoch objects (bucket logs)
@@ -140,6 +142,22 @@ type WithFindings interface {
 	// Findings returns the format's findings: head to come before the
 	// event model's, tail after. It drains the notices it reports.
 	Findings() (head, tail []replay.Finding)
+}
+
+// WithAssumptions is a source whose events rest on assumptions of the
+// mapping (a Flink log's coordinator kinds or dataset producers that
+// neither the log nor Flink's storage tells): each one line, as its
+// notices say them. replay --dry-run --strict fails on any.
+type WithAssumptions interface {
+	Assumptions() []string
+}
+
+// WithLostWorkers is a source that knows workers that are gone (a Flink
+// log read with --flink-rest: the TaskManagers no longer registered):
+// the default availability of a dry run drops their partitions. why says
+// so, for stderr.
+type WithLostWorkers interface {
+	LostWorkers() (lost []string, why string)
 }
 
 // WithTotal is a source that can tell how many events a read between

@@ -318,3 +318,53 @@ func TestOpen_LogsBelow(t *testing.T) {
 		t.Errorf("message: %v", err)
 	}
 }
+
+// TestOpen_FlinkHA: a Flink log in Flink's own layout is read with what
+// its HA directory knows, with no flag: the vertices' names and inputs
+// from the JobGraph (1.20) or StreamGraph (2.x), coordinator kinds from
+// the Source classes. What is still assumed is said, and a flag that
+// settles it (by an operator of the chain's name) takes it away.
+func TestOpen_FlinkHA(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		version string
+		assumed int
+		flags   map[string]string
+	}{
+		{"2.3.0", 0, nil},
+		{"1.20.5", 1, nil}, // the harness's own source class is in no table
+		{"1.20.5", 0, map[string]string{"src": "no_batch_snapshot"}},
+	} {
+		m, _ := filepath.Glob(filepath.Join("..", "flink", "testdata", "ha", tc.version, "default", "*", "job-events"))
+		if len(m) != 1 {
+			t.Fatalf("no HA fixture for %s", tc.version)
+		}
+		for _, arg := range []string{m[0], filepath.Dir(filepath.Dir(m[0]))} {
+			var fo *FlinkOptions
+			if tc.flags != nil {
+				fo = &FlinkOptions{Coordinators: tc.flags, Given: []string{"--coordinator"}}
+			}
+			src, err := Open(ctx, arg, Options{Flink: fo})
+			if err != nil {
+				t.Fatalf("%s: %v", arg, err)
+			}
+			st, err := replay.Fold(src, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if names := st.Names(); len(names) < 4 {
+				t.Errorf("%s: names %v, want every vertex's from the HA plan", arg, names)
+			}
+			if got := src.(WithAssumptions).Assumptions(); len(got) != tc.assumed {
+				t.Errorf("%s with %v: assumptions %q, want %d", arg, tc.flags, got, tc.assumed)
+			}
+			src.Close()
+		}
+	}
+	// An ambiguous --coordinator is an error naming the candidates.
+	m, _ := filepath.Glob(filepath.Join("..", "flink", "testdata", "ha", "2.3.0", "default", "*", "job-events"))
+	_, err := Open(ctx, m[0], Options{Flink: &FlinkOptions{Coordinators: map[string]string{"nosuch -> x": "none"}, Given: []string{"--coordinator"}}})
+	if err != nil {
+		t.Errorf("a --coordinator naming nothing: %v, want the log read (and a notice)", err)
+	}
+}

@@ -28,16 +28,20 @@ const maxHAProbe = 256
 // log's prefix, and what it holds.
 type resolved struct {
 	arg    string
-	kind   Kind         // KindFlink or KindBucket
-	bucket *blob.Bucket // at the log's prefix (a Flink log: its job-events directory)
-	root   *blob.Bucket // the bucket as opened, to close; == bucket unless an HA dir was resolved
-	ha     *blob.Bucket // a Flink log's HA cluster directory, when the argument was one
-	job    string       // a Flink log's job id, from its path
+	kind   Kind           // KindFlink or KindBucket
+	bucket *blob.Bucket   // at the log's prefix (a Flink log: its job-events directory)
+	root   *blob.Bucket   // the bucket as opened, to close; == bucket unless an HA dir was resolved
+	ha     *blob.Bucket   // a Flink log's HA cluster directory, when the argument was one
+	job    string         // a Flink log's job id, from its path
+	extra  []*blob.Bucket // opened beside root (--flink-ha), closed with it
 }
 
 func (r *resolved) close() {
 	if r.root != nil {
 		r.root.Close()
+	}
+	for _, b := range r.extra {
+		b.Close()
 	}
 }
 
