@@ -44,7 +44,7 @@ const proofDomain = "jobevent/v1 worker proof\n"
 var errForbidden = errors.New("jobevent/runtime: forbidden")
 
 func forbiddenf(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", errForbidden, fmt.Sprintf(format, args...))
+	return &wireError{kind: errForbidden, msg: fmt.Sprintf(format, args...)}
 }
 
 // helloRequest is the master's challenge to a registering worker.

@@ -22,9 +22,19 @@ var errBadRequest = errors.New("jobevent/runtime: bad request")
 // maxSlots bounds the slots a worker may announce.
 const maxSlots = 1 << 16
 
+// wireError is a refusal of a request: its message alone, and its kind
+// (errBadRequest, errForbidden) for errors.Is.
+type wireError struct {
+	kind error
+	msg  string
+}
+
+func (e *wireError) Error() string { return e.msg }
+func (e *wireError) Unwrap() error { return e.kind }
+
 // badRequestf returns an errBadRequest saying what is wrong.
 func badRequestf(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", errBadRequest, fmt.Sprintf(format, args...))
+	return &wireError{kind: errBadRequest, msg: fmt.Sprintf(format, args...)}
 }
 
 // checkName checks a name on the wire against the spec's rule; what says
