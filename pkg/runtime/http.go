@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"path"
 	"strconv"
 	"strings"
 	"time"
@@ -91,6 +92,19 @@ func withAuth(token string, h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !authorized(r, token) {
 			writeError(w, http.StatusUnauthorized, "missing or wrong token")
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// cleanPath answers 400 to a request whose path is not clean ("//",
+// "..", "."), which the mux would redirect: the wire names every
+// endpoint by its one path.
+func cleanPath(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if p := r.URL.Path; p == "" || p[0] != '/' || path.Clean(p) != p {
+			writeError(w, http.StatusBadRequest, fmt.Sprintf("path %q: want one of the protocol's paths", p))
 			return
 		}
 		h.ServeHTTP(w, r)
@@ -332,13 +346,13 @@ func workerHandler(w *workerCore, token, self string, done func(job string)) htt
 	})
 	authed := withAuth(token, mux)
 	hello := helloHandler(token, w.id, self)
-	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+	return cleanPath(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/v1/hello" {
 			hello.ServeHTTP(rw, r)
 			return
 		}
 		authed.ServeHTTP(rw, r)
-	})
+	}))
 }
 
 // parsePartitionQuery reads the query of /v1/partition by the wire rules:

@@ -328,12 +328,12 @@ func (s *masterServer) handler() http.Handler {
 		s.seen(rep.Worker)
 		return struct{}{}, m.report(ctx, rep)
 	}))
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return cleanPath(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !authorized(r, s.token) {
 			s.refusals.refused(requester(r), "missing or wrong token")
 		}
 		withAuth(s.token, withPeer(mux)).ServeHTTP(w, r)
-	})
+	}))
 }
 
 // register verifies a registering worker (challenge) and binds its
