@@ -120,6 +120,8 @@ func TestMasterWorker_Usage(t *testing.T) {
 	runCLI(t, "master", "--events", t.TempDir()).wantOneLineError(t, 2, "SPEC.yaml")
 	runCLI(t, "worker", "--events", t.TempDir(), "--dir", t.TempDir()).wantOneLineError(t, 2, "token")
 	runCLI(t, "worker", "--dir", t.TempDir()).wantOneLineError(t, 2, "events")
+	runCLI(t, "worker", "--events", t.TempDir(), "--dir", t.TempDir(), "--token", "t", "--name", "../w1").
+		wantOneLineError(t, 2, `--name "../w1"`)
 	runCLI(t, "worker", "--events", t.TempDir(), "--dir", t.TempDir(), "--token", "t", "--tls-cert", "c.pem").
 		wantOneLineError(t, 2, "--tls-cert, --tls-key and --tls-ca together")
 	spec := filepath.Join("..", "..", "testdata", "jobs", "wordcount.yaml")

@@ -27,17 +27,8 @@ func TestMaster_VerifiesWorkers(t *testing.T) {
 	want, _ := cleanRun(t, "wordcount.yaml", 1)
 	dir := jobDir(t)
 	c := newProcessCluster(t, dir, "wordcount")
-	addr := make(chan string, 1)
-	type result struct {
-		sum *Summary
-		err error
-	}
-	res := make(chan result, 1)
-	go func() {
-		sum, err := c.master(MasterOptions{Spec: fastJob(t, "wordcount.yaml"), OnListen: func(a string) { addr <- a }})
-		res <- result{sum, err}
-	}()
-	master := "http://" + <-addr
+	addr, result := c.background(MasterOptions{Spec: fastJob(t, "wordcount.yaml")})
+	master := "http://" + addr
 	post := func(session, path string, body any) (int, string) {
 		t.Helper()
 		raw, _ := json.Marshal(body)
@@ -127,16 +118,7 @@ func TestMaster_VerifiesWorkers(t *testing.T) {
 	}
 
 	// The rogue goes silent; the real workers finish the job.
-	c.worker("w1")
-	c.worker("w2")
-	r := <-res
-	if r.err != nil || r.sum.Status != "finished" {
-		t.Fatalf("master = %+v, %v; want finished", r.sum, r.err)
-	}
-	c.wait()
-	if !reflect.DeepEqual(readOutput(t, dir, "wordcount"), want) {
-		t.Fatal("output differs from the embedded clean run")
-	}
+	c.finish(result, false, want)
 	if sawToken.Load() {
 		t.Fatal("the master sent its token to the impostor's address")
 	}
@@ -153,17 +135,7 @@ func TestProcess_UntrustedWorker(t *testing.T) {
 	c := newProcessCluster(t, dir, "wordcount")
 	c.tls = testTLS(t, t.TempDir())
 	other := testTLS(t, t.TempDir()) // another CA
-	type result struct {
-		sum *Summary
-		err error
-	}
-	res := make(chan result, 1)
-	listening := make(chan struct{})
-	go func() {
-		sum, err := c.master(MasterOptions{Spec: fastJob(t, "wordcount.yaml"), OnListen: func(string) { close(listening) }})
-		res <- result{sum, err}
-	}()
-	<-listening
+	_, result := c.background(MasterOptions{Spec: fastJob(t, "wordcount.yaml")})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	err := RunWorker(ctx, WorkerOptions{Events: c.url, Dir: filepath.Join(dir, "work", "untrusted"), Name: "untrusted",
@@ -172,14 +144,40 @@ func TestProcess_UntrustedWorker(t *testing.T) {
 	if !errors.As(err, &refused) || refused.ExitCode() != 2 || !strings.Contains(refused.Cause, "does not trust this worker's TLS certificate") {
 		t.Fatalf("untrusted worker = %v, want a refusal naming its certificate", err)
 	}
+	c.finish(result, true, want)
+}
+
+// background starts a master with opts; it returns the address it
+// listens on and a function that waits for it to end.
+func (c *processCluster) background(opts MasterOptions) (addr string, result func() (*Summary, error)) {
+	type ended struct {
+		sum *Summary
+		err error
+	}
+	listening := make(chan string, 1)
+	res := make(chan ended, 1)
+	opts.OnListen = func(a string) { listening <- a }
+	go func() {
+		sum, err := c.master(opts)
+		res <- ended{sum, err}
+	}()
+	return <-listening, func() (*Summary, error) { r := <-res; return r.sum, r.err }
+}
+
+// finish starts workers w1 and w2, waits for the master and them to end,
+// and checks that the job finished, with no rerun when noRerun, and wrote
+// want.
+func (c *processCluster) finish(result func() (*Summary, error), noRerun bool, want map[string]string) {
+	t := c.t
+	t.Helper()
 	c.worker("w1")
 	c.worker("w2")
-	r := <-res
-	if r.err != nil || r.sum.Status != "finished" || r.sum.Reruns != 0 {
-		t.Fatalf("master = %+v, %v; want finished with no rerun", r.sum, r.err)
+	sum, err := result()
+	if err != nil || sum.Status != "finished" || noRerun && sum.Reruns != 0 {
+		t.Fatalf("master = %+v, %v; want finished (with no rerun: %v)", sum, err, noRerun)
 	}
 	c.wait()
-	if !reflect.DeepEqual(readOutput(t, dir, "wordcount"), want) {
+	if !reflect.DeepEqual(readOutput(t, c.dir, "wordcount"), want) {
 		t.Fatal("output differs from the embedded clean run")
 	}
 }

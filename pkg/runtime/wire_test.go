@@ -11,8 +11,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/jobevent/jobevent/internal/testenv"
 )
 
 // call sends method path with body (JSON) and the token to base; it
@@ -46,12 +44,7 @@ func call(t *testing.T, client *http.Client, base, token, method, path, body str
 func TestWorker_Traversal(t *testing.T) {
 	t.Parallel()
 	dir := jobDir(t)
-	url := "file://" + filepath.Join(dir, "jobevents") + "?prefix=wordcount/"
-	_, err := Run(testenv.Context(t), fastJob(t, "wordcount.yaml"), Options{Dir: dir, Events: url, CrashAfterSeq: 12})
-	var crash *CrashError
-	if !errors.As(err, &crash) {
-		t.Fatalf("embedded run = %v, want its crash", err)
-	}
+	url := crashedEmbedded(t, dir)
 	root := filepath.Join(dir, "work")
 	victim := filepath.Join(root, "victim")
 	if err := os.MkdirAll(filepath.Join(victim, "wordcount"), 0o755); err != nil {
@@ -146,5 +139,22 @@ func TestCheck_OneLine(t *testing.T) {
 	}
 	if !bytes.Contains([]byte(err.Error()), []byte(`"j\n\x1b[31m"`)) {
 		t.Fatalf("check = %q, want the job name quoted", err)
+	}
+}
+
+// TestNameOfHost makes any host name a worker name of the wire rule.
+func TestNameOfHost(t *testing.T) {
+	t.Parallel()
+	for host, want := range map[string]string{
+		"node-1.example.com":     "node-1.example.com",
+		"":                       "worker",
+		"-x":                     "worker-x",
+		"a b/c":                  "a-b-c",
+		strings.Repeat("h", 300): strings.Repeat("h", 100),
+	} {
+		got := nameOfHost(host)
+		if got != want || !nameRE.MatchString(got+"-0a1b2c3d") {
+			t.Errorf("nameOfHost(%q) = %q, want %q", host, got, want)
+		}
 	}
 }
