@@ -309,7 +309,7 @@ func (s *masterServer) handler() http.Handler {
 		if err != nil {
 			return splitReply{}, err
 		}
-		if err := s.given.check(s.requester(ctx), req.Epoch, req.attemptRef); err != nil {
+		if err := s.given.check(s.verifiedWorker(ctx), req.Epoch, req.attemptRef); err != nil {
 			return splitReply{}, err
 		}
 		return m.nextSplit(ctx, *req)
@@ -357,8 +357,9 @@ func (s *masterServer) register(ctx context.Context, reg *registration) (registr
 	return m.register(ctx, *reg, link)
 }
 
-// requester names the verified worker a request comes from, "" when none.
-func (s *masterServer) requester(ctx context.Context) string {
+// verifiedWorker names the verified worker a request comes from, "" when
+// none.
+func (s *masterServer) verifiedWorker(ctx context.Context) string {
 	name, _ := s.sessions.worker(peerOf(ctx))
 	return name
 }
