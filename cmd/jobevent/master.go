@@ -15,7 +15,7 @@ func newMasterCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "master",
 		Usage: "run a job's master as its own process; workers connect over HTTP",
-		UsageText: "jobevent master SPEC.yaml --events LOG [--listen ADDR] [--resume] [--standby] [--token T] [--crash-after-seq N] [--compact-on-finish] [--tls-cert FILE --tls-key FILE [--tls-ca FILE]]\n\n" +
+		UsageText: "jobevent master SPEC.yaml --events LOG [--listen ADDR] [--resume] [--standby] [--token T] [--crash-after-seq N] [--compact-on-finish] [--tls-cert FILE --tls-key FILE --tls-ca FILE]\n\n" +
 			"EXAMPLES:\n" +
 			"   JOBEVENT_TOKEN=s3cret jobevent master testdata/jobs/wordcount.yaml --events ./jobevents/wordcount\n" +
 			"   JOBEVENT_TOKEN=s3cret jobevent master --events ./jobevents/wordcount --standby\n" +
@@ -28,8 +28,11 @@ func newMasterCommand() *cli.Command {
 			"used); --standby waits while the current master's heartbeat is fresh (judged by the\n" +
 			"bucket's modification times), then claims the next epoch and recovers: of several\n" +
 			"standbys exactly one wins. --crash-after-seq N exits 3 right after event N is durable,\n" +
-			"leaving the workers up. With --tls-cert and --tls-key the master serves HTTPS and calls\n" +
-			"its workers over HTTPS, trusting --tls-ca; the workers must be started with TLS too.\n\n" +
+			"leaving the workers up. A registering worker must prove at its address that it holds the\n" +
+			"token before the master sends it anything, and the master takes reports only of attempts\n" +
+			"it deployed to that worker. With --tls-cert, --tls-key and --tls-ca the master serves and\n" +
+			"calls its workers over mutual HTTPS, checking their certificates against --tls-ca; the\n" +
+			"workers must be started with TLS too.\n\n" +
 			"Relative paths in SPEC.yaml are relative to the spec file's directory and stored resolved\n" +
 			"in the log's job.yaml. A job that cannot start (a missing input, an output that takes no\n" +
 			"writes or holds another log's output: see --overwrite-output) is refused before anything\n" +

@@ -51,13 +51,15 @@ func selfSignedTLS(t *testing.T, dir string) (cert, key string) {
 }
 
 // TestProcess_MisconfiguredWorker starts a real master and a real worker
-// that the master refuses (a wrong token; plain HTTP against HTTPS): the
+// that the master refuses (a wrong token; plain HTTP against HTTPS; a
+// certificate its CA did not sign): the
 // worker exits 2 after a bounded number of attempts with one line naming
 // the cause, and the master logs the refused worker once and says that it
 // has no workers.
 func TestProcess_MisconfiguredWorker(t *testing.T) {
-	tlsDir := t.TempDir()
+	tlsDir, otherDir := t.TempDir(), t.TempDir()
 	cert, key := selfSignedTLS(t, tlsDir)
+	otherCert, otherKey := selfSignedTLS(t, otherDir) // a certificate the master's CA did not sign
 	for _, tc := range []struct {
 		name         string
 		master       []string
@@ -69,6 +71,8 @@ func TestProcess_MisconfiguredWorker(t *testing.T) {
 		{"wrong token", nil, []string{"--token", "wrong", "--name", "w9"}, "wrong token", "missing or wrong token", `worker "w9" at 127.0.0.1`},
 		{"plain HTTP against HTTPS", []string{"--tls-cert", cert, "--tls-key", key, "--tls-ca", cert}, nil, "plain HTTP", "TLS handshake failed", "a worker at 127.0.0.1"},
 		{"HTTPS against plain HTTP", nil, []string{"--tls-cert", cert, "--tls-key", key, "--tls-ca", cert}, "master plain HTTP", "speaks HTTPS", "a worker at 127.0.0.1"},
+		{"untrusted worker certificate", []string{"--tls-cert", cert, "--tls-key", key, "--tls-ca", cert},
+			[]string{"--tls-cert", otherCert, "--tls-key", otherKey, "--tls-ca", cert}, "does not trust this worker's TLS certificate", "TLS handshake failed", "a worker at 127.0.0.1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

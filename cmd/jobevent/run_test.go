@@ -120,11 +120,15 @@ func TestMasterWorker_Usage(t *testing.T) {
 	runCLI(t, "master", "--events", t.TempDir()).wantOneLineError(t, 2, "SPEC.yaml")
 	runCLI(t, "worker", "--events", t.TempDir(), "--dir", t.TempDir()).wantOneLineError(t, 2, "token")
 	runCLI(t, "worker", "--dir", t.TempDir()).wantOneLineError(t, 2, "events")
+	runCLI(t, "worker", "--events", t.TempDir(), "--dir", t.TempDir(), "--token", "t", "--name", "../w1").
+		wantOneLineError(t, 2, `--name "../w1"`)
 	runCLI(t, "worker", "--events", t.TempDir(), "--dir", t.TempDir(), "--token", "t", "--tls-cert", "c.pem").
-		wantOneLineError(t, 2, "--tls-cert and --tls-key together")
+		wantOneLineError(t, 2, "--tls-cert, --tls-key and --tls-ca together")
 	spec := filepath.Join("..", "..", "testdata", "jobs", "wordcount.yaml")
 	runCLI(t, "master", spec, "--events", t.TempDir(), "--token", "t", "--tls-ca", "ca.pem").
-		wantOneLineError(t, 2, "--tls-cert and --tls-key together")
-	runCLI(t, "master", spec, "--events", t.TempDir(), "--token", "t", "--tls-cert", "missing.pem", "--tls-key", "missing-key.pem").
+		wantOneLineError(t, 2, "--tls-cert, --tls-key and --tls-ca together")
+	runCLI(t, "worker", "--events", t.TempDir(), "--dir", t.TempDir(), "--token", "t", "--tls-cert", "c.pem", "--tls-key", "k.pem").
+		wantOneLineError(t, 2, "--tls-cert, --tls-key and --tls-ca together")
+	runCLI(t, "master", spec, "--events", t.TempDir(), "--token", "t", "--tls-cert", "missing.pem", "--tls-key", "missing-key.pem", "--tls-ca", "ca.pem").
 		wantOneLineError(t, 2, "missing.pem")
 }

@@ -13,7 +13,7 @@ func newWorkerCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "worker",
 		Usage: "run a worker process for the job of a log",
-		UsageText: "jobevent worker --events LOG --dir DIR [--master ADDR] [--slots N] [--token T] [--listen ADDR] [--name NAME] [--tls-cert FILE --tls-key FILE [--tls-ca FILE]]\n\n" +
+		UsageText: "jobevent worker --events LOG --dir DIR [--master ADDR] [--slots N] [--token T] [--listen ADDR] [--name NAME] [--tls-cert FILE --tls-key FILE --tls-ca FILE]\n\n" +
 			"EXAMPLES:\n" +
 			"   JOBEVENT_TOKEN=s3cret jobevent worker --events ./jobevents/wordcount --dir /var/tmp/w1\n" +
 			"   JOBEVENT_TOKEN=s3cret jobevent worker --events 's3://ops-logs?prefix=wc/' --dir /var/tmp/w1 --listen 10.0.0.6:7200 \\\n" +
@@ -25,8 +25,10 @@ func newWorkerCommand() *cli.Command {
 			"what it holds to the next master. It exits when the job has ended (its partitions are\n" +
 			"then deleted) or on SIGTERM (its partitions stay). A master that refuses it for a reason\n" +
 			"retrying cannot fix (a wrong token, TLS on one side only, an untrusted certificate) ends\n" +
-			"it after 5 attempts: exit 2 with one line naming the cause. With --tls-cert and --tls-key\n" +
-			"it serves HTTPS and calls the master and the other workers over HTTPS, trusting --tls-ca.",
+			"it after 5 attempts: exit 2 with one line naming the cause. Before the master accepts the\n" +
+			"worker it asks the worker's address to prove that it holds the token (without sending it).\n" +
+			"With --tls-cert, --tls-key and --tls-ca it serves and calls the master and the other\n" +
+			"workers over mutual HTTPS: each side checks the other's certificate against --tls-ca.",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "events", Usage: "the job's event log `LOG` (required)"},
 			&cli.StringFlag{Name: "dir", Usage: "`DIR` for partitions (required)"},
@@ -34,7 +36,7 @@ func newWorkerCommand() *cli.Command {
 			&cli.IntFlag{Name: "slots", Usage: "attempts `N` run at once", Value: 2},
 			tokenFlag(),
 			&cli.StringFlag{Name: "listen", Usage: "`ADDR` to serve on", Value: "127.0.0.1:0"},
-			&cli.StringFlag{Name: "name", Usage: "worker `NAME` recorded in the log", DefaultText: "host name and a hash of DIR"},
+			&cli.StringFlag{Name: "name", Usage: "worker `NAME` recorded in the log (letters, digits, '_', '.', '-')", DefaultText: "host name and a hash of DIR"},
 			formatFlag("table", "json"),
 		}, tlsFlags()...),
 		Action: runWorker,

@@ -68,12 +68,7 @@ func TestDialable(t *testing.T) {
 func TestWorker_EmbeddedMaster(t *testing.T) {
 	t.Parallel()
 	dir := jobDir(t)
-	url := "file://" + filepath.Join(dir, "jobevents") + "?prefix=wordcount/"
-	_, err := Run(testenv.Context(t), fastJob(t, "wordcount.yaml"), Options{Dir: dir, Events: url, CrashAfterSeq: 12})
-	var crash *CrashError
-	if !errors.As(err, &crash) {
-		t.Fatalf("embedded run = %v, want its crash", err)
-	}
+	url := crashedEmbedded(t, dir)
 	ctx, cancel := context.WithTimeout(context.Background(), processDeadline)
 	defer cancel()
 	stderr := newLockedBuffer()
@@ -108,4 +103,18 @@ func TestWorker_MasterNotAnAddress(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `--master "embedded" is not an address`) {
 		t.Fatalf("err = %v, want --master refused", err)
 	}
+}
+
+// crashedEmbedded runs wordcount embedded in dir until it crashes after
+// event 12 and returns its log: a job that has not ended, whose master
+// takes no workers.
+func crashedEmbedded(t *testing.T, dir string) string {
+	t.Helper()
+	url := "file://" + filepath.Join(dir, "jobevents") + "?prefix=wordcount/"
+	_, err := Run(testenv.Context(t), fastJob(t, "wordcount.yaml"), Options{Dir: dir, Events: url, CrashAfterSeq: 12})
+	var crash *CrashError
+	if !errors.As(err, &crash) {
+		t.Fatalf("embedded run = %v, want its crash", err)
+	}
+	return url
 }

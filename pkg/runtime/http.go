@@ -11,18 +11,23 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"path"
 	"strconv"
+	"strings"
 	"time"
 )
 
 // The HTTP protocol between masters and workers (part of the wire format:
 // a master and its workers must speak the same version). Every request
-// carries "Authorization: Bearer <token>"; bodies are JSON.
+// but /v1/hello carries "Authorization: Bearer <token>"; bodies are JSON.
+// Every name in a request is checked by the wire rules of wire.go before
+// anything acts on it.
 //
 //	master  POST /v1/register   registration        → registrationReply
 //	master  POST /v1/heartbeat  heartbeatRequest    → heartbeatReply
 //	master  POST /v1/split      splitRequest        → splitReply
 //	master  POST /v1/report     taskReport          → {}
+//	worker  POST /v1/hello      helloRequest        → helloReply (no token)
 //	worker  POST /v1/deploy     deployment          → {}
 //	worker  POST /v1/cancel     cancelRequest       → {}
 //	worker  POST /v1/cleanup    cleanupRequest      → {}
@@ -30,9 +35,18 @@ import (
 //	                                                → the encoded records,
 //	                                                  X-Records: their count
 //
-// Errors come back as a non-2xx status with the message as the body: 401
-// for a bad token, 404 for a partition the worker does not hold, 409 for
-// a stale epoch.
+// Identity (trust.go): a worker registers with a session key of its own;
+// before the master accepts it, and before it sends the worker anything
+// that carries the token, it asks the worker's address to prove that it
+// holds the token (/v1/hello: an HMAC of a fresh nonce). Heartbeats,
+// splits and reports carry the key in X-Jobevent-Session, and the master
+// takes them only for attempts it deployed to that worker. With TLS, both
+// sides check the other's certificate against the CA.
+//
+// Errors come back as a non-2xx status with a one-line message as the
+// body: 400 for a request that breaks a wire rule, 401 for a bad token,
+// 403 for a worker the master did not verify or an attempt it never gave
+// it, 404 for a partition the worker does not hold, 409 for a stale epoch.
 
 // requestTimeout bounds every request between master and workers.
 const requestTimeout = 30 * time.Second
@@ -77,33 +91,52 @@ func authorized(r *http.Request, token string) bool {
 func withAuth(token string, h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !authorized(r, token) {
-			http.Error(w, "missing or wrong token", http.StatusUnauthorized)
+			writeError(w, http.StatusUnauthorized, "missing or wrong token")
 			return
 		}
 		h.ServeHTTP(w, r)
 	})
 }
 
-// jsonHandler decodes the request body into In, calls fn and encodes its
-// result.
-func jsonHandler[In, Out any](fn func(ctx context.Context, in *In) (Out, error)) http.HandlerFunc {
+// cleanPath answers 400 to a request whose path is not clean ("//",
+// "..", "."), which the mux would redirect: the wire names every
+// endpoint by its one path.
+func cleanPath(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if p := r.URL.Path; p == "" || p[0] != '/' || path.Clean(p) != p {
+			writeError(w, http.StatusBadRequest, fmt.Sprintf("path %q: want one of the protocol's paths", p))
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// checker is a request that checks itself against the wire rules.
+type checker interface{ check() error }
+
+// jsonHandler decodes the request body into In, checks it (wire.go),
+// calls fn and encodes its result.
+func jsonHandler[In any, PIn interface {
+	*In
+	checker
+}, Out any](fn func(ctx context.Context, in *In) (Out, error)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
-			http.Error(w, "want POST", http.StatusMethodNotAllowed)
+			writeError(w, http.StatusMethodNotAllowed, "want POST")
 			return
 		}
 		var in In
 		if err := json.NewDecoder(io.LimitReader(r.Body, 64<<20)).Decode(&in); err != nil {
-			http.Error(w, "bad request body: "+err.Error(), http.StatusBadRequest)
+			writeError(w, http.StatusBadRequest, "bad request body: "+err.Error())
+			return
+		}
+		if err := PIn(&in).check(); err != nil {
+			writeError(w, http.StatusBadRequest, err.Error())
 			return
 		}
 		out, err := fn(r.Context(), &in)
 		if err != nil {
-			status := http.StatusInternalServerError
-			if errors.Is(err, ErrStaleEpoch) {
-				status = http.StatusConflict
-			}
-			http.Error(w, err.Error(), status)
+			writeError(w, httpStatus(err), err.Error())
 			return
 		}
 		w.Header().Set("Content-Type", "application/json")
@@ -111,11 +144,32 @@ func jsonHandler[In, Out any](fn func(ctx context.Context, in *In) (Out, error))
 	}
 }
 
+// httpStatus is the HTTP status of an error a handler returns.
+func httpStatus(err error) int {
+	switch {
+	case errors.Is(err, errBadRequest):
+		return http.StatusBadRequest
+	case errors.Is(err, errForbidden):
+		return http.StatusForbidden
+	case errors.Is(err, ErrStaleEpoch):
+		return http.StatusConflict
+	case errors.Is(err, ErrPartitionNotFound), errors.Is(err, errPartitionCorrupt):
+		return http.StatusNotFound
+	}
+	return http.StatusInternalServerError
+}
+
+// writeError answers status with msg on one line.
+func writeError(w http.ResponseWriter, status int, msg string) {
+	http.Error(w, strings.Join(strings.Fields(msg), " "), status)
+}
+
 // httpClient calls one peer.
 type httpClient struct {
-	base   string // http://host:port
-	token  string
-	client *http.Client
+	base    string // http://host:port
+	token   string // "" for /v1/hello, which carries none
+	session string // the worker's session key, sent to its master
+	client  *http.Client
 }
 
 func (c *httpClient) do(ctx context.Context, method, path string, body, out any) error {
@@ -131,7 +185,12 @@ func (c *httpClient) do(ctx context.Context, method, path string, body, out any)
 	if err != nil {
 		return err
 	}
-	req.Header.Set("Authorization", "Bearer "+c.token)
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
+	if c.session != "" {
+		req.Header.Set(sessionHeader, c.session)
+	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
@@ -185,10 +244,19 @@ func (l *httpMasterLink) heartbeat(ctx context.Context, hb heartbeatRequest) (he
 	return out, err
 }
 
-// httpWorkerLink is a master's link to a worker over HTTP.
-type httpWorkerLink struct{ c *httpClient }
+// httpWorkerLink is a master's link to a worker over HTTP; given, when
+// set, records what it deploys, so that the master takes reports only of
+// attempts it gave the worker.
+type httpWorkerLink struct {
+	c      *httpClient
+	worker string
+	given  *givenSet
+}
 
 func (l *httpWorkerLink) deploy(ctx context.Context, d *deployment) error {
+	if l.given != nil {
+		l.given.add(l.worker, d.Epoch, d.ref())
+	}
 	return l.c.do(ctx, http.MethodPost, "/v1/deploy", d, nil)
 }
 
@@ -240,8 +308,9 @@ func (f *httpFetcher) fetch(ctx context.Context, job string, in inputFetch) ([]b
 	return data, n, nil
 }
 
-// workerHandler serves a worker's side of the protocol.
-func workerHandler(w *workerCore, token string, done func(job string)) http.Handler {
+// workerHandler serves a worker's side of the protocol; self is the
+// address the worker registers, which /v1/hello proves it holds.
+func workerHandler(w *workerCore, token, self string, done func(job string)) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/v1/deploy", jsonHandler(func(ctx context.Context, d *deployment) (struct{}, error) {
 		return struct{}{}, w.deploy(ctx, d)
@@ -257,29 +326,56 @@ func workerHandler(w *workerCore, token string, done func(job string)) http.Hand
 		return struct{}{}, err
 	}))
 	mux.HandleFunc("/v1/partition", func(rw http.ResponseWriter, r *http.Request) {
-		q := r.URL.Query()
-		num := func(k string) int {
-			n, err := strconv.Atoi(q.Get(k))
-			if err != nil {
-				return -1
-			}
-			return n
+		if r.Method != http.MethodGet {
+			writeError(rw, http.StatusMethodNotAllowed, "want GET")
+			return
 		}
-		id := partID{Vertex: q.Get("vertex"), Subtask: int32(num("subtask")), Attempt: int32(num("attempt")), Consumer: q.Get("consumer")}
-		data, records, err := w.serve(q.Get("job"), id, num("from"), num("to"))
+		job, id, from, to, err := parsePartitionQuery(r.URL.Query())
 		if err != nil {
-			status := http.StatusInternalServerError
-			if errors.Is(err, ErrPartitionNotFound) || errors.Is(err, errPartitionCorrupt) {
-				status = http.StatusNotFound
-			}
-			http.Error(rw, err.Error(), status)
+			writeError(rw, http.StatusBadRequest, err.Error())
+			return
+		}
+		data, records, err := w.serve(job, id, from, to)
+		if err != nil {
+			writeError(rw, httpStatus(err), err.Error())
 			return
 		}
 		rw.Header().Set("Content-Type", "application/octet-stream")
 		rw.Header().Set("X-Records", strconv.FormatInt(records, 10))
 		_, _ = rw.Write(data)
 	})
-	return withAuth(token, mux)
+	authed := withAuth(token, mux)
+	hello := helloHandler(token, w.id, self)
+	return cleanPath(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v1/hello" {
+			hello.ServeHTTP(rw, r)
+			return
+		}
+		authed.ServeHTTP(rw, r)
+	}))
+}
+
+// parsePartitionQuery reads the query of /v1/partition by the wire rules:
+// every parameter is required, numbers are decimal.
+func parsePartitionQuery(q url.Values) (job string, id partID, from, to int, err error) {
+	num := func(k string, bits int) int64 {
+		if err != nil {
+			return 0
+		}
+		n, perr := strconv.ParseInt(q.Get(k), 10, bits)
+		if perr != nil {
+			err = badRequestf("%s %q: want a decimal number", k, q.Get(k))
+		}
+		return n
+	}
+	id = partID{Vertex: q.Get("vertex"), Consumer: q.Get("consumer")}
+	id.Subtask, id.Attempt = int32(num("subtask", 32)), int32(num("attempt", 32))
+	from, to = int(num("from", 32)), int(num("to", 32))
+	if err != nil {
+		return "", id, 0, 0, err
+	}
+	job = q.Get("job")
+	return job, id, from, to, firstErr(checkName("job", job), checkPart(id), checkRange(from, to))
 }
 
 // listen opens a TCP listener on addr (default 127.0.0.1:0).

@@ -189,19 +189,40 @@ func newPartitionStore(dir, sub string) *partitionStore {
 	return &partitionStore{dir: dir, sub: sub, headers: map[string]*partitionHeader{}}
 }
 
-func (s *partitionStore) path(job string, id partID) string {
-	name := id.Vertex + "-" + strconv.Itoa(int(id.Subtask)) + "-" + strconv.Itoa(int(id.Attempt)) + "-" + id.Consumer
-	return filepath.Join(s.jobDir(job), name)
+// path returns the file of a partition. The job and the id are checked by
+// the wire rules (wire.go) and the path is built under the store's
+// directory only: no name can make it leave.
+func (s *partitionStore) path(job string, id partID) (string, error) {
+	dir, err := s.jobDir(job)
+	if err != nil {
+		return "", err
+	}
+	if err := checkPart(id); err != nil {
+		return "", err
+	}
+	return rooted(dir, id.Vertex+"-"+strconv.Itoa(int(id.Subtask))+"-"+strconv.Itoa(int(id.Attempt))+"-"+id.Consumer)
 }
 
 // jobDir is the directory of a job's partitions.
-func (s *partitionStore) jobDir(job string) string {
-	return filepath.Join(s.dir, job, s.sub)
+func (s *partitionStore) jobDir(job string) (string, error) {
+	if err := checkName("job", job); err != nil {
+		return "", err
+	}
+	if s.sub == "" {
+		return rooted(s.dir, job)
+	}
+	if err := checkName("worker", s.sub); err != nil {
+		return "", err
+	}
+	return rooted(s.dir, job, s.sub)
 }
 
 // write stores a finished partition.
 func (s *partitionStore) write(job string, b *partitionBuilder) error {
-	p := s.path(job, b.id)
+	p, err := s.path(job, b.id)
+	if err != nil {
+		return fmt.Errorf("partition %s: %w", partString(b.id), err)
+	}
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return fmt.Errorf("partition %s: %w", partString(b.id), err)
 	}
@@ -238,7 +259,10 @@ func (s *partitionStore) write(job string, b *partitionBuilder) error {
 
 // open returns the header of a partition, or ErrPartitionNotFound.
 func (s *partitionStore) open(job string, id partID) (*os.File, *partitionHeader, error) {
-	p := s.path(job, id)
+	p, err := s.path(job, id)
+	if err != nil {
+		return nil, nil, err
+	}
 	f, err := os.Open(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, fmt.Errorf("%s: %w", partString(id), ErrPartitionNotFound)
@@ -302,7 +326,11 @@ func (s *partitionStore) read(job string, id partID, from, to int) ([]byte, int6
 // list returns the partitions held for job, skipping files that fail
 // their checks.
 func (s *partitionStore) list(job string) ([]heldPartition, error) {
-	entries, err := os.ReadDir(s.jobDir(job))
+	dir, err := s.jobDir(job)
+	if err != nil {
+		return nil, err
+	}
+	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -314,11 +342,12 @@ func (s *partitionStore) list(job string) ([]heldPartition, error) {
 		if !e.Type().IsRegular() || len(e.Name()) > 0 && e.Name()[0] == '.' {
 			continue
 		}
-		h, err := s.headerOf(filepath.Join(s.jobDir(job), e.Name()))
+		p := filepath.Join(dir, e.Name())
+		h, err := s.headerOf(p)
 		if err != nil {
 			continue
 		}
-		if s.path(job, h.id) != filepath.Join(s.jobDir(job), e.Name()) {
+		if want, err := s.path(job, h.id); err != nil || want != p {
 			continue
 		}
 		out = append(out, heldPartition{ID: h.id, Bytes: h.totalBytes(), Records: h.totalRecords()})
@@ -341,7 +370,10 @@ func (s *partitionStore) headerOf(p string) (*partitionHeader, error) {
 
 // remove deletes one partition; a missing one is not an error.
 func (s *partitionStore) remove(job string, id partID) error {
-	p := s.path(job, id)
+	p, err := s.path(job, id)
+	if err != nil {
+		return fmt.Errorf("delete partition %s: %w", partString(id), err)
+	}
 	s.mu.Lock()
 	delete(s.headers, p)
 	s.mu.Unlock()
@@ -353,10 +385,13 @@ func (s *partitionStore) remove(job string, id partID) error {
 
 // removeJob deletes every partition of job.
 func (s *partitionStore) removeJob(job string) error {
+	dir, err := s.jobDir(job)
+	if err != nil {
+		return fmt.Errorf("delete partitions of %q: %w", job, err)
+	}
 	s.mu.Lock()
 	s.headers = map[string]*partitionHeader{}
 	s.mu.Unlock()
-	dir := s.jobDir(job)
 	if err := os.RemoveAll(dir); err != nil {
 		return fmt.Errorf("delete partitions of %s: %w", job, err)
 	}

@@ -51,11 +51,11 @@ func TestPartitionStore(t *testing.T) {
 	if total != len(want) {
 		t.Fatalf("read %d records, want %d", total, len(want))
 	}
-	if _, _, err := store.read("job", partID{Vertex: "nope"}, 0, 1); !errors.Is(err, ErrPartitionNotFound) {
+	if _, _, err := store.read("job", partID{Vertex: "nope", Consumer: "c"}, 0, 1); !errors.Is(err, ErrPartitionNotFound) {
 		t.Fatalf("missing partition: %v, want ErrPartitionNotFound", err)
 	}
 	// A flipped byte in the data fails the group's checksum.
-	p := store.path("job", id)
+	p := mustPath(t, store, "job", id)
 	raw, _ := os.ReadFile(p)
 	raw[len(raw)-1] ^= 0x40
 	os.WriteFile(p, raw, 0o644)
@@ -84,7 +84,7 @@ func FuzzParsePartitionHeader(f *testing.F) {
 	if err := store.write("j", b); err != nil {
 		f.Fatal(err)
 	}
-	raw, _ := os.ReadFile(store.path("j", b.id))
+	raw, _ := os.ReadFile(mustPath(f, store, "j", b.id))
 	f.Add(raw)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		h, err := parsePartitionHeader(bytesReaderAt(data), int64(len(data)))
@@ -105,4 +105,14 @@ func (b bytesReaderAt) ReadAt(p []byte, off int64) (int, error) {
 		return n, errors.New("short read")
 	}
 	return n, nil
+}
+
+// mustPath returns the file of a partition of store.
+func mustPath(t testing.TB, store *partitionStore, job string, id partID) string {
+	t.Helper()
+	p, err := store.path(job, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

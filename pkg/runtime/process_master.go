@@ -233,6 +233,11 @@ type masterServer struct {
 	clock Clock
 	peers *peers
 
+	// sessions and given bind requests to the workers the master
+	// verified and to the attempts it deployed to them (trust.go).
+	sessions *sessions
+	given    *givenSet
+
 	mu       sync.Mutex
 	m        *master
 	lastSeen map[string]time.Time
@@ -245,7 +250,7 @@ type masterServer struct {
 }
 
 func newMasterServer(token string, clock Clock, p *peers) *masterServer {
-	return &masterServer{token: token, clock: clock, peers: p, lastSeen: map[string]time.Time{}, ready: make(chan struct{}),
+	return &masterServer{token: token, clock: clock, peers: p, sessions: newSessions(), given: newGivenSet(), lastSeen: map[string]time.Time{}, ready: make(chan struct{}),
 		refusals: newRefusalLog(nil), noWorkers: noWorkersWatch{since: clock.Now()}}
 }
 
@@ -278,21 +283,18 @@ func (s *masterServer) seen(worker string) {
 
 func (s *masterServer) handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle("/v1/register", jsonHandler(func(ctx context.Context, reg *registration) (registrationReply, error) {
-		m, err := s.master(ctx)
-		if err != nil {
-			return registrationReply{}, err
-		}
-		if reg.Addr == "" {
-			return registrationReply{}, errors.New("register: the worker gave no address")
-		}
-		s.seen(reg.Worker)
-		return m.register(ctx, *reg, &httpWorkerLink{c: s.peers.client(reg.Addr, s.token)})
-	}))
+	mux.Handle("/v1/register", jsonHandler(s.register))
 	mux.Handle("/v1/heartbeat", jsonHandler(func(ctx context.Context, hb *heartbeatRequest) (heartbeatReply, error) {
 		m, err := s.master(ctx)
 		if err != nil {
 			return heartbeatReply{}, err
+		}
+		if from, ok := s.sessions.worker(peerOf(ctx)); !ok {
+			// Not registered with this master (it may be a new one at
+			// the same address): the worker registers again.
+			return heartbeatReply{Epoch: m.epoch}, nil
+		} else if from != hb.Worker {
+			return heartbeatReply{}, forbiddenf("worker %s sends a heartbeat in the name of worker %s", from, hb.Worker)
 		}
 		s.mu.Lock()
 		_, known := s.lastSeen[hb.Worker]
@@ -307,6 +309,9 @@ func (s *masterServer) handler() http.Handler {
 		if err != nil {
 			return splitReply{}, err
 		}
+		if err := s.given.check(s.verifiedWorker(ctx), req.Epoch, req.attemptRef); err != nil {
+			return splitReply{}, err
+		}
 		return m.nextSplit(ctx, *req)
 	}))
 	mux.Handle("/v1/report", jsonHandler(func(ctx context.Context, rep *taskReport) (struct{}, error) {
@@ -314,15 +319,49 @@ func (s *masterServer) handler() http.Handler {
 		if err != nil {
 			return struct{}{}, err
 		}
+		if err := s.sessions.as(ctx, rep.Worker); err != nil {
+			return struct{}{}, err
+		}
+		if err := s.given.check(rep.Worker, rep.Epoch, rep.attemptRef); err != nil {
+			return struct{}{}, err
+		}
 		s.seen(rep.Worker)
 		return struct{}{}, m.report(ctx, rep)
 	}))
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return cleanPath(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !authorized(r, s.token) {
 			s.refusals.refused(requester(r), "missing or wrong token")
 		}
-		withAuth(s.token, mux).ServeHTTP(w, r)
-	})
+		withAuth(s.token, withPeer(mux)).ServeHTTP(w, r)
+	}))
+}
+
+// register verifies a registering worker (challenge) and binds its
+// session before the master sees it: the master's link to the worker
+// carries the token only once the worker has proven that it holds it.
+func (s *masterServer) register(ctx context.Context, reg *registration) (registrationReply, error) {
+	m, err := s.master(ctx)
+	if err != nil {
+		return registrationReply{}, err
+	}
+	if err := challenge(ctx, s.peers, s.token, reg); err != nil {
+		s.refusals.refused(fmt.Sprintf("worker %q at %s", reg.Worker, hostOf(reg.Addr)), err.Error())
+		return registrationReply{}, err
+	}
+	if err := s.sessions.bind(reg.Worker, reg.Session, peerOf(ctx)); err != nil {
+		s.refusals.refused(fmt.Sprintf("worker %q", reg.Worker), err.Error())
+		return registrationReply{}, err
+	}
+	s.seen(reg.Worker)
+	link := &httpWorkerLink{c: s.peers.client(reg.Addr, s.token), worker: reg.Worker, given: s.given}
+	return m.register(ctx, *reg, link)
+}
+
+// verifiedWorker names the verified worker a request comes from, "" when
+// none.
+func (s *masterServer) verifiedWorker(ctx context.Context) string {
+	name, _ := s.sessions.worker(peerOf(ctx))
+	return name
 }
 
 // watchWorkers reports to the master every worker silent for longer than

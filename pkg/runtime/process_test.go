@@ -217,7 +217,7 @@ func TestProcess_Standby(t *testing.T) {
 func TestProcess_Token(t *testing.T) {
 	t.Parallel()
 	core := newWorkerCore("w", newPartitionStore(t.TempDir(), ""), 1, nil, nil, nil, nil)
-	srv := http.Server{Handler: workerHandler(core, "right", nil)}
+	srv := http.Server{Handler: workerHandler(core, "right", "127.0.0.1:1", nil)}
 	ln, err := listen("")
 	if err != nil {
 		t.Fatal(err)

@@ -86,7 +86,7 @@ func RunWorker(ctx context.Context, opts WorkerOptions) error {
 	fetch := &httpFetcher{token: opts.Token, peers: p}
 	specs := func(_ context.Context, job string) (*Spec, error) {
 		if job != spec.Job {
-			return nil, fmt.Errorf("this worker serves job %s, not %s", spec.Job, job)
+			return nil, badRequestf("this worker serves job %s, not %q", spec.Job, job)
 		}
 		return spec, nil
 	}
@@ -94,7 +94,7 @@ func RunWorker(ctx context.Context, opts WorkerOptions) error {
 	defer core.shutdown()
 	done := make(chan struct{})
 	var once sync.Once
-	srv := &http.Server{Handler: workerHandler(core, opts.Token, func(string) { once.Do(func() { close(done) }) }),
+	srv := &http.Server{Handler: workerHandler(core, opts.Token, addr, func(string) { once.Do(func() { close(done) }) }),
 		ReadHeaderTimeout: 10 * time.Second, ErrorLog: serverLog(opts.Stderr, "worker "+opts.Name)}
 	go func() { _ = srv.Serve(p.listener(ln)) }()
 	defer func() {
@@ -115,7 +115,7 @@ func RunWorker(ctx context.Context, opts WorkerOptions) error {
 		case <-wctx.Done():
 		}
 	}()
-	s := &workerSession{opts: opts, log: log, spec: spec, core: core, addr: addr, peers: p, logf: logger(opts.Stderr, "worker "+opts.Name)}
+	s := &workerSession{opts: opts, log: log, spec: spec, core: core, addr: addr, peers: p, key: newKey(), logf: logger(opts.Stderr, "worker "+opts.Name)}
 	err = s.loop(wctx)
 	select {
 	case <-done:
@@ -153,7 +153,10 @@ func (o *WorkerOptions) check() error {
 	if o.Name == "" {
 		host, _ := os.Hostname()
 		sum := sha256.Sum256([]byte(o.Dir))
-		o.Name = host + "-" + hex.EncodeToString(sum[:4])
+		o.Name = nameOfHost(host) + "-" + hex.EncodeToString(sum[:4])
+	}
+	if !nameRE.MatchString(o.Name) {
+		return fmt.Errorf("worker: --name %q: want 1 to 128 letters, digits, '_', '.' or '-', starting with a letter or a digit", o.Name)
 	}
 	if o.Slots <= 0 {
 		o.Slots = 2
@@ -172,6 +175,25 @@ func (o *WorkerOptions) check() error {
 		o.WorkDir = wd
 	}
 	return nil
+}
+
+// nameOfHost makes a host name fit the wire rule of worker names: at most
+// 100 characters, others than letters, digits, '_', '.' and '-' replaced
+// by '-'; "worker" when nothing is left.
+func nameOfHost(host string) string {
+	b := []byte(host)
+	if len(b) > 100 {
+		b = b[:100]
+	}
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '-') {
+			b[i] = '-'
+		}
+	}
+	if len(b) == 0 || !nameRE.Match(b[:1]) {
+		return "worker" + string(b)
+	}
+	return string(b)
 }
 
 // waitForLog opens the log, waiting for it to appear: a worker may start
@@ -234,6 +256,7 @@ type workerSession struct {
 	core  *workerCore
 	addr  string
 	peers *peers
+	key   string // the session key of every registration (trust.go)
 	logf  func(string, ...any)
 }
 
@@ -308,14 +331,16 @@ func (s *workerSession) session(ctx context.Context, settings Settings) (int32, 
 			return 0, &undialableError{epoch: newest.Epoch, addr: addr}
 		}
 	}
-	link := &httpMasterLink{c: s.peers.client(addr, s.opts.Token)}
+	c := s.peers.client(addr, s.opts.Token)
+	c.session = s.key
+	link := &httpMasterLink{c: c}
 	held, err := s.core.held(s.spec.Job)
 	if err != nil {
 		return 0, err
 	}
 	s.core.expect(link)
 	rctx, cancel := context.WithTimeout(ctx, requestTimeout)
-	reply, err := link.register(rctx, registration{Worker: s.core.id, Addr: s.addr, Slots: s.core.slots, Job: s.spec.Job, Partitions: held})
+	reply, err := link.register(rctx, registration{Worker: s.core.id, Addr: s.addr, Slots: s.core.slots, Job: s.spec.Job, Partitions: held, Session: s.key})
 	cancel()
 	if err != nil {
 		return 0, fmt.Errorf("register with %s: %w", addr, err)

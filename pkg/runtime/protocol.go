@@ -113,6 +113,9 @@ type registration struct {
 	Slots      int             `json:"slots"`
 	Job        string          `json:"job"`
 	Partitions []heldPartition `json:"partitions"`
+	// Session is the worker's session key (trust.go); over HTTP its
+	// later requests carry it.
+	Session string `json:"session,omitempty"`
 }
 
 // registrationReply is the master's answer.

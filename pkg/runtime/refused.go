@@ -59,6 +59,12 @@ func refusal(err error) string {
 		return "this worker speaks HTTPS and the master plain HTTP: start both with TLS, or neither"
 	case errors.As(err, &unknown), errors.As(err, &hostname), errors.As(err, &verify):
 		return "the master's TLS certificate is not trusted: give the worker the CA that signed it (--tls-ca)"
+	case err != nil && strings.Contains(err.Error(), "remote error: tls:"):
+		return "the master does not trust this worker's TLS certificate: it must be signed by a CA in the master's --tls-ca and allow client authentication"
+	case errors.As(err, &herr) && herr.Status == http.StatusForbidden:
+		return "the master refused this worker: " + herr.Msg
+	case errors.As(err, &herr) && herr.Status == http.StatusBadRequest:
+		return "the master refused the registration as malformed: " + herr.Msg
 	}
 	return ""
 }

@@ -22,6 +22,10 @@ func TestRefusal(t *testing.T) {
 	secure.Config.ErrorLog = log.New(io.Discard, "", 0)
 	secure.StartTLS()
 	defer secure.Close()
+	forbidding := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusForbidden, "worker w1 at 127.0.0.1:1 does not prove that it holds the token")
+	}))
+	defer forbidding.Close()
 	untrusting := &http.Client{Timeout: 5 * time.Second} // the system's roots
 	pool := secure.Client()                              // trusts the test server's certificate
 	for _, tc := range []struct {
@@ -33,6 +37,7 @@ func TestRefusal(t *testing.T) {
 		{"plain HTTP against HTTPS", &httpClient{base: strings.Replace(secure.URL, "https:", "http:", 1), token: "s3cret", client: plain.Client()}, "plain HTTP"},
 		{"HTTPS against plain HTTP", &httpClient{base: strings.Replace(plain.URL, "http:", "https:", 1), token: "s3cret", client: pool}, "plain HTTP"},
 		{"untrusted certificate", &httpClient{base: secure.URL, token: "s3cret", client: untrusting}, "not trusted"},
+		{"unverified worker", &httpClient{base: forbidding.URL, token: "s3cret", client: plain.Client()}, "refused this worker: worker w1 at 127.0.0.1:1 does not prove"},
 		{"no master listening", &httpClient{base: "http://127.0.0.1:1", token: "s3cret", client: plain.Client()}, ""},
 		{"accepted", &httpClient{base: plain.URL, token: "s3cret", client: plain.Client()}, ""},
 	} {

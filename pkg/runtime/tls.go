@@ -12,15 +12,17 @@ import (
 	"os"
 )
 
-// TLSFiles turn on HTTPS between a master and its workers: every process
-// serves its requests with Cert and Key and checks its peers' certificates
-// against CA. The processes of one job use the same CA; a process with TLS
-// does not talk to one without. The shared token still authenticates every
-// request.
+// TLSFiles turn on mutual HTTPS between a master and its workers: every
+// process serves its requests with Cert and Key, presents the same
+// certificate when it calls a peer, and checks its peers' certificates,
+// as servers and as clients, against CA (so a certificate must allow
+// server and client authentication, or name no extended key usage). The
+// processes of one job use the same CA; a process with TLS does not talk
+// to one without. The shared token still authenticates every request.
 type TLSFiles struct {
-	Cert string // PEM certificate this process serves with
+	Cert string // PEM certificate this process serves and calls with
 	Key  string // PEM private key of Cert
-	CA   string // PEM bundle of the CAs that signed the peers' certificates; empty: the system's roots
+	CA   string // PEM bundle of the CAs that signed the peers' certificates (required)
 }
 
 func (t TLSFiles) enabled() bool { return t != TLSFiles{} }
@@ -37,30 +39,28 @@ func newPeers(t TLSFiles) (*peers, error) {
 	if !t.enabled() {
 		return &peers{scheme: "http", http: &http.Client{Timeout: requestTimeout}}, nil
 	}
-	if t.Cert == "" || t.Key == "" {
-		return nil, errors.New("TLS needs a certificate and its key (--tls-cert and --tls-key)")
+	if t.Cert == "" || t.Key == "" || t.CA == "" {
+		return nil, errors.New("TLS needs a certificate, its key and the CA that signed the peers' certificates (--tls-cert, --tls-key and --tls-ca)")
 	}
 	cert, err := tls.LoadX509KeyPair(t.Cert, t.Key)
 	if err != nil {
 		return nil, fmt.Errorf("TLS certificate %s with key %s: %w", t.Cert, t.Key, err)
 	}
-	var roots *x509.CertPool // nil: the system's
-	if t.CA != "" {
-		pem, err := os.ReadFile(t.CA)
-		if err != nil {
-			return nil, fmt.Errorf("TLS CA: %w", err)
-		}
-		roots = x509.NewCertPool()
-		if !roots.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("TLS CA %s: no PEM certificate in it", t.CA)
-		}
+	pem, err := os.ReadFile(t.CA)
+	if err != nil {
+		return nil, fmt.Errorf("TLS CA: %w", err)
+	}
+	roots := x509.NewCertPool()
+	if !roots.AppendCertsFromPEM(pem) {
+		return nil, fmt.Errorf("TLS CA %s: no PEM certificate in it", t.CA)
 	}
 	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.TLSClientConfig = &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12}
+	tr.TLSClientConfig = &tls.Config{RootCAs: roots, Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 	return &peers{
 		scheme: "https",
 		http:   &http.Client{Timeout: requestTimeout, Transport: tr},
-		server: &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12},
+		server: &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12,
+			ClientAuth: tls.RequireAndVerifyClientCert, ClientCAs: roots},
 	}, nil
 }
 

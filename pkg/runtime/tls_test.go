@@ -43,7 +43,7 @@ func testTLS(t *testing.T, dir string) TLSFiles {
 		SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "127.0.0.1"},
 		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
 		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")},
-		KeyUsage:    x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		KeyUsage:    x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth},
 	}
 	leafDER, err := x509.CreateCertificate(rand.Reader, leaf, ca, &key.PublicKey, caKey)
 	if err != nil {
@@ -108,9 +108,10 @@ func TestNewPeers_BadFiles(t *testing.T) {
 		files TLSFiles
 		want  string
 	}{
-		{TLSFiles{Cert: good.Cert}, "a certificate and its key"},
-		{TLSFiles{CA: good.CA}, "a certificate and its key"},
-		{TLSFiles{Cert: good.Cert, Key: junk}, "junk.pem"},
+		{TLSFiles{Cert: good.Cert}, "a certificate, its key and the CA"},
+		{TLSFiles{CA: good.CA}, "a certificate, its key and the CA"},
+		{TLSFiles{Cert: good.Cert, Key: good.Key}, "--tls-ca"},
+		{TLSFiles{Cert: good.Cert, Key: junk, CA: good.CA}, "junk.pem"},
 		{TLSFiles{Cert: good.Cert, Key: good.Key, CA: junk}, "no PEM certificate"},
 		{TLSFiles{Cert: good.Cert, Key: good.Key, CA: filepath.Join(t.TempDir(), "missing.pem")}, "missing.pem"},
 	} {

@@ -176,8 +176,11 @@ func (w *workerCore) cancel(_ context.Context, job string, epoch int32, a attemp
 }
 
 // cleanup cancels the job's attempts and deletes its partitions: the job
-// is over.
-func (w *workerCore) cleanup(_ context.Context, job string, epoch int32) error {
+// is over. A job the worker does not serve is refused.
+func (w *workerCore) cleanup(ctx context.Context, job string, epoch int32) error {
+	if _, err := w.specs(ctx, job); err != nil {
+		return fmt.Errorf("cleanup: %w", err)
+	}
 	w.mu.Lock()
 	if epoch < w.epoch {
 		w.mu.Unlock()
