@@ -326,11 +326,10 @@ func (m *master) failed(ctx context.Context, v *vertexRun, i int32, rep *taskRep
 		reason = ReasonPartitionNotFound
 		if m.isCurrent(*p) {
 			delete(m.partLoc, *p)
-			closure := m.state.ExpandReset([]format.SubtaskRef{{Vertex: p.Vertex, Subtask: p.Subtask}}, m.deferred)
-			refs = mergeRefs(refs, closure)
+			refs = mergeRefs(refs, []format.SubtaskRef{{Vertex: p.Vertex, Subtask: p.Subtask}})
 		}
 	}
-	return m.reset(ctx, m.sortedRefs(refs), reason, st.RestartDelay)
+	return m.reset(ctx, m.sortedRefs(m.resetClosure(refs)), reason, st.RestartDelay)
 }
 
 // reset writes subtasks_reset for refs and makes them created again: a
@@ -409,10 +408,13 @@ const ReasonWorkerLost = "worker_lost"
 // loseWorker gives up a worker as one failure, one failover of the
 // restart strategy whatever the worker ran or held, as Flink restarts the
 // affected regions once: each attempt running there fails
-// (subtask_failed), and one subtasks_reset resets them together with the
-// producers of the partitions it held that are still to be read, and what
-// is downstream of those (what a partition-not-found would reset, once per
-// partition, if they were left to be found missing).
+// (subtask_failed), every partition it held is dropped at once, and one
+// subtasks_reset resets those attempts closed as §5 closes a recovery's
+// resets (resetClosure): the producers of the dropped partitions that are
+// still to be read, the producers of what their reruns read that is gone
+// too, and what is downstream of each (what a partition-not-found would
+// reset, once per partition and one failover each, if they were left to
+// be found missing).
 func (m *master) loseWorker(ctx context.Context, id string, cause error) error {
 	return m.loseWorkerWith(ctx, id, cause, nil)
 }
@@ -427,14 +429,9 @@ func (m *master) loseWorkerWith(ctx context.Context, id string, cause error, ext
 	delete(m.workers, id)
 	m.lostWorkers++
 	m.logf("worker %s lost: %v", id, cause)
-	var lost []format.SubtaskRef
 	for p, holder := range m.partLoc {
-		if holder != w {
-			continue
-		}
-		delete(m.partLoc, p)
-		if m.isCurrent(p) && m.stillRead(p) {
-			lost = append(lost, format.SubtaskRef{Vertex: p.Vertex, Subtask: p.Subtask})
+		if holder == w {
+			delete(m.partLoc, p)
 		}
 	}
 	msg := fmt.Sprintf("worker %s lost: %v", id, cause)
@@ -453,9 +450,7 @@ func (m *master) loseWorkerWith(ctx context.Context, id string, cause error, ext
 			refs = append(refs, format.SubtaskRef{Vertex: v.spec.ID, Subtask: int32(i)})
 		}
 	}
-	if len(lost) > 0 {
-		refs = mergeRefs(refs, m.state.ExpandReset(lost, m.deferred))
-	}
+	refs = m.resetClosure(refs)
 	if len(refs) == 0 {
 		return nil // it ran nothing, and held nothing still to be read
 	}
@@ -467,10 +462,63 @@ func (m *master) loseWorkerWith(ctx context.Context, id string, cause error, ext
 	return m.reset(ctx, m.sortedRefs(refs), ReasonWorkerLost, st.RestartDelay)
 }
 
+// resetClosure returns what resetting seed resets, closed to a fixed point
+// as §5 (docs/recovery.md) closes a recovery's resets: over the
+// downstream consumers and the deferred vertices (replay's ExpandReset),
+// and over the finished producers of every partition that is not
+// available (no worker known to hold it) while a subtask that reads it is
+// to run: not finished, or in the set. Without the second half, each such
+// rerun would fail on its missing input, one failover at a time.
+func (m *master) resetClosure(seed []format.SubtaskRef) []format.SubtaskRef {
+	refs := seed
+	if len(refs) > 0 {
+		refs = m.state.ExpandReset(refs, m.deferred)
+	}
+	in := map[format.SubtaskRef]bool{}
+	for _, r := range refs {
+		in[r] = true
+	}
+	for {
+		var more []format.SubtaskRef
+		for _, v := range m.vertices {
+			for i := range v.subs {
+				s := &v.subs[i]
+				ref := format.SubtaskRef{Vertex: v.spec.ID, Subtask: int32(i)}
+				if s.status != subFinished || in[ref] || !m.lostOutput(v, int32(i), in) {
+					continue
+				}
+				in[ref] = true
+				more = append(more, ref)
+			}
+		}
+		if len(more) == 0 {
+			return refs
+		}
+		refs = m.state.ExpandReset(append(refs, more...), m.deferred)
+		for _, r := range refs {
+			in[r] = true
+		}
+	}
+}
+
+// lostOutput reports whether finished subtask i of v has a partition that
+// no worker is known to hold and that a subtask to run (not finished, or
+// in resetting) still reads.
+func (m *master) lostOutput(v *vertexRun, i int32, resetting map[format.SubtaskRef]bool) bool {
+	s := &v.subs[i]
+	for _, e := range v.outs {
+		id := partID{Vertex: v.spec.ID, Subtask: i, Attempt: s.attempt, Consumer: e.to.spec.ID}
+		if m.partLoc[id] == nil && m.stillRead(id, resetting) {
+			return true
+		}
+	}
+	return false
+}
+
 // stillRead reports whether partition p may still be read: a consumer
-// subtask that reads it has not finished (or the consumer's parallelism is
-// not decided yet).
-func (m *master) stillRead(p partID) bool {
+// subtask that reads it has not finished or is in resetting (or the
+// consumer's parallelism is not decided yet).
+func (m *master) stillRead(p partID, resetting map[format.SubtaskRef]bool) bool {
 	v := m.byID[p.Vertex]
 	if v == nil {
 		return false
@@ -485,7 +533,7 @@ func (m *master) stillRead(p partID) bool {
 		}
 		lo, hi := edgeConsumers(e.pattern, int(v.p), int(c.p), int(p.Subtask))
 		for j := lo; j < hi; j++ {
-			if c.subs[j].status != subFinished {
+			if c.subs[j].status != subFinished || resetting[format.SubtaskRef{Vertex: c.spec.ID, Subtask: int32(j)}] {
 				return true
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jobevent/jobevent/internal/testenv"
 	"github.com/jobevent/jobevent/pkg/format"
@@ -130,7 +131,7 @@ func TestStillRead(t *testing.T) {
 		cons.subs[1].status = subFinished
 		prod.outs = []*edgeRun{{from: prod, to: cons, pattern: c.pattern}}
 		m := &master{byID: map[string]*vertexRun{"a": prod, "b": cons}}
-		if got := m.stillRead(partID{Vertex: "a", Subtask: c.sub, Consumer: "b"}); got != c.want {
+		if got := m.stillRead(partID{Vertex: "a", Subtask: c.sub, Consumer: "b"}, nil); got != c.want {
 			t.Errorf("%s: stillRead(a/%d → b) = %v, want %v", c.pattern, c.sub, got, c.want)
 		}
 	}
@@ -162,4 +163,101 @@ func TestRun_UnreachableWorkerIsOneFailover(t *testing.T) {
 	if !reflect.DeepEqual(readOutput(t, dir, sum.Job), want) {
 		t.Fatal("output differs from the clean run")
 	}
+}
+
+// TestProcess_WorkerLossResetsTheInputsOfReruns: every stage ran on w1
+// before w2 joined, so that when w1 dies the partitions of both numbers
+// and mod are gone. The gate's attempts make mod's partitions needed, so
+// mod reruns; mod's reruns need numbers' partitions, which were on w1
+// too. The one worker_lost reset must hold numbers as well: left to be
+// found missing, each of mod's eight reruns failed on its own and cost a
+// failover of its own, more than the default strategy allows.
+func TestProcess_WorkerLossResetsTheInputsOfReruns(t *testing.T) {
+	t.Parallel()
+	spec, err := ParseSpec("chain.yaml", []byte(`job: chain
+vertices:
+  - {id: numbers, operator: sequence, args: {to: 799, splits: 8}, parallelism: 8}
+  - {id: mod, operator: map, args: {fn: mod, n: 10}, parallelism: 8}
+  - {id: wait, operator: test_gate, args: {name: chain-loss}, parallelism: 8}
+edges:
+  - {from: numbers, to: mod, pattern: pointwise}
+  - {from: mod, to: wait, pattern: pointwise}
+settings:
+  heartbeat.interval: 30ms
+  heartbeat.timeout: 1s
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	entered, open := newGate("chain-loss")
+	defer open()
+	dir := t.TempDir()
+	c := newProcessCluster(t, dir, "chain")
+	kill := c.worker("w1")
+	ctx, cancel := context.WithTimeout(context.Background(), processDeadline)
+	defer cancel()
+	stderr := newLockedBuffer()
+	type result struct {
+		sum *Summary
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		sum, err := RunMaster(ctx, MasterOptions{Spec: spec, Events: c.url, Token: c.token, Dir: dir, Stderr: stderr})
+		done <- result{sum, err}
+	}()
+	select {
+	case <-entered: // numbers and mod finished on w1, the only worker
+	case <-ctx.Done():
+		t.Fatal("the gate was never reached")
+	}
+	c.worker("w2")
+	for !startedOn(readLogMaybe(t, c.url), "wait", "w2") {
+		select {
+		case <-ctx.Done():
+			t.Fatal("w2 never ran a gate attempt")
+		case <-time.After(20 * time.Millisecond): // polling interval of the log
+		}
+	}
+	kill()
+	stderr.waitFor(ctx, t, "worker w1 lost")
+	open()
+	var r result
+	select {
+	case r = <-done:
+	case <-ctx.Done():
+		t.Fatal("the master did not finish")
+	}
+	if r.err != nil || r.sum.Status != format.StatusFinished {
+		t.Fatalf("master = %+v, %v; want the job finished\n%s", r.sum, r.err, stderr.String())
+	}
+	c.wait()
+	var resets []string
+	for _, e := range readLog(t, c.url) {
+		if e.Kind == format.KindSubtasksReset {
+			resets = append(resets, e.Reason)
+			n := 0
+			for _, r := range e.Subtasks {
+				if r.Vertex != "wait" {
+					n++
+				}
+			}
+			if n != 16 {
+				t.Errorf("the reset holds %d subtasks of numbers and mod, want all 16: %v", n, e.Subtasks)
+			}
+		}
+	}
+	if len(resets) != 1 || resets[0] != ReasonWorkerLost {
+		t.Fatalf("resets %v, want one %s", resets, ReasonWorkerLost)
+	}
+}
+
+// startedOn reports whether an attempt of vertex started on worker.
+func startedOn(events []format.Event, vertex, worker string) bool {
+	for _, e := range events {
+		if e.Kind == format.KindSubtaskStarted && e.Vertex == vertex && e.Worker == worker {
+			return true
+		}
+	}
+	return false
 }
