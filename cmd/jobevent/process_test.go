@@ -400,3 +400,68 @@ func TestProcesses_WorkerLostDuringRecovery(t *testing.T) {
 		t.Errorf("master2 did not say it gave up waiting:\n%s", out)
 	}
 }
+
+// lossJob is slowJob with the default restart strategy (3 failovers, a
+// one-second delay) and short sleeps, so that a worker can be killed at
+// every stage of it.
+const lossJob = `job: slowjob
+vertices:
+  - {id: numbers, operator: sequence, args: {from: 0, to: 39999, splits: 8}, parallelism: 4}
+  - {id: mod, operator: map, args: {fn: mod, n: 10000}, parallelism: 4}
+  - {id: slow, operator: sleep, args: {duration: 300ms}, parallelism: 4}
+  - {id: count, operator: count, parallelism: 4}
+  - {id: sink, operator: sink, args: {output: out}, parallelism: 2}
+edges:
+  - {from: numbers, to: mod, pattern: pointwise}
+  - {from: mod, to: slow, pattern: pointwise}
+  - {from: slow, to: count, pattern: all_to_all}
+  - {from: count, to: sink, pattern: pointwise}
+settings:
+  job-event.store.write-buffer.flush-interval: 20ms
+  heartbeat.interval: 50ms
+  heartbeat.timeout: 600ms
+`
+
+// TestProcesses_WorkerKilledMidJob kills one worker process (SIGKILL)
+// while the master lives, at ten points of the job: after the k-th
+// subtask_finished. The master gives it up in one failover, whose reset
+// holds everything the reruns need that the worker held, and the job
+// finishes on the other worker with the default restart strategy.
+func TestProcesses_WorkerKilledMidJob(t *testing.T) {
+	for k := 0; k < 10; k++ {
+		t.Run(fmt.Sprintf("after-%d-finishes", k), func(t *testing.T) {
+			c := newProcCluster(t, "10s")
+			if err := os.WriteFile(c.spec, []byte(lossJob), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			workers := map[string]*exec.Cmd{"w1": c.worker("w1"), "w2": c.worker("w2")}
+			m := c.start("master", "master", c.spec, "--events", c.log)
+			victim := "w1"
+			c.waitFor(fmt.Sprintf("%d finishes", k), func(events []format.Event) bool {
+				n := 0
+				for _, e := range events {
+					if e.Kind == format.KindSubtaskFinished {
+						n++
+						victim = busiest(events, e.Vertex)
+					}
+				}
+				return n >= k && len(events) > 2
+			})
+			workers[victim].Process.Signal(syscall.SIGKILL)
+			wait(t, workers[victim], 10*time.Second)
+			if code := wait(t, m, 60*time.Second); code != 0 {
+				t.Fatalf("master exit code %d after %s was killed", code, victim)
+			}
+			c.checkAnswer()
+			failovers := 0
+			for _, e := range c.events() {
+				if e.Kind == format.KindSubtasksReset {
+					failovers++
+				}
+			}
+			if failovers > 1 {
+				t.Errorf("%d failovers for one lost worker, want at most 1", failovers)
+			}
+		})
+	}
+}
