@@ -465,3 +465,38 @@ func TestProcesses_WorkerKilledMidJob(t *testing.T) {
 		})
 	}
 }
+
+// TestProcesses_FencedIdleMasterExits: a master waiting for workers that
+// never come has nothing to write; when a newer epoch is claimed over it,
+// its next heartbeat sees the claim and it exits 2 with one line naming
+// the newer epoch.
+func TestProcesses_FencedIdleMasterExits(t *testing.T) {
+	c := newProcCluster(t, "10s")
+	m := c.start("master", "master", c.spec, "--events", c.log)
+	c.waitFor("the first master's epoch", func(events []format.Event) bool { return len(events) >= 2 })
+	ctx := context.Background()
+	l, err := blob.Open(ctx, c.log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	events := c.events()
+	if err := l.ClaimEpoch(ctx, blob.EpochInfo{Epoch: 2, Master: "other", StartSeq: events[len(events)-1].Seq + 1}); err != nil {
+		t.Fatal(err)
+	}
+	if code := wait(t, m, 5*time.Second); code != 2 {
+		t.Fatalf("fenced master exit code %d, want 2", code)
+	}
+	c.mu.Lock()
+	out := c.logs["master"].String()
+	c.mu.Unlock()
+	var lines []string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "jobevent:") && strings.Contains(l, "fenced") {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) != 1 || !strings.Contains(lines[0], "epoch 2") {
+		t.Fatalf("fenced master said:\n%s\nwant one line naming epoch 2", out)
+	}
+}

@@ -22,12 +22,18 @@ func newCancelSignal() *cancelSignal { return &cancelSignal{ch: make(chan struct
 
 func (r *cancelSignal) request() { r.once.Do(func() { close(r.ch) }) }
 
-// watchingHeartbeat returns the master's heartbeat for epoch: it rewrites
-// the epoch's heartbeat object and, once `jobevent cancel` has asked for it
-// (the log's blob.CancelKey object), calls cancel, which ends the job:
-// status canceled.
+// watchingHeartbeat returns the master's heartbeat for epoch: it checks
+// that no newer epoch has been claimed (a *FencedError naming it if one
+// has: the master stops, whether or not it has anything to write), then
+// rewrites the epoch's heartbeat object and, once `jobevent cancel` has
+// asked for it (the log's blob.CancelKey object), calls cancel, which ends
+// the job: status canceled. A failed check is not a fence: the heartbeat
+// goes on and the next one checks again.
 func watchingHeartbeat(log *blob.Log, epoch int32, cancel func()) func(context.Context) error {
 	return func(ctx context.Context) error {
+		if newest, err := log.NewestEpoch(ctx); err == nil && newest > epoch {
+			return &FencedError{Epoch: epoch, Newer: newest, Err: blob.ErrFenced}
+		}
 		if ok, err := log.CancelRequested(ctx); err == nil && ok {
 			cancel()
 		}

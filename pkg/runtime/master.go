@@ -325,8 +325,12 @@ func (m *master) run(ctx context.Context) (*Summary, error) {
 	m.started = m.clock.Now()
 	m.lastSnapshot = m.started
 	// Heartbeat from the start: a recovering master may wait a while for
-	// its workers, and a standby must not take it for dead meanwhile.
-	hbStop := m.startHeartbeat(ctx)
+	// its workers, and a standby must not take it for dead meanwhile. A
+	// heartbeat that finds the epoch fenced ends ctx with the fence as its
+	// cause, wherever the master waits (settle turns it into the result).
+	ctx, fence := context.WithCancelCause(ctx)
+	defer fence(nil)
+	hbStop := m.startHeartbeat(ctx, fence)
 	defer hbStop()
 	var err error
 	if m.cfg.recovering && m.state.Graph() != nil {
@@ -378,8 +382,9 @@ func (m *master) end(ctx context.Context, err error) (*Summary, error) {
 }
 
 // startHeartbeat rewrites the epoch's heartbeat object every
-// HeartbeatInterval until the returned stop is called.
-func (m *master) startHeartbeat(ctx context.Context) (stop func()) {
+// HeartbeatInterval until the returned stop is called. A heartbeat that
+// returns a *FencedError stops the beats and calls fence with it.
+func (m *master) startHeartbeat(ctx context.Context, fence context.CancelCauseFunc) (stop func()) {
 	if m.cfg.heartbeat == nil {
 		return func() {}
 	}
@@ -388,7 +393,13 @@ func (m *master) startHeartbeat(ctx context.Context) (stop func()) {
 	go func() {
 		defer close(done)
 		for {
-			if err := m.cfg.heartbeat(hctx); err != nil && hctx.Err() == nil {
+			err := m.cfg.heartbeat(hctx)
+			var fenced *FencedError
+			if errors.As(err, &fenced) {
+				fence(fenced)
+				return
+			}
+			if err != nil && hctx.Err() == nil {
 				m.logf("heartbeat of epoch %d: %v", m.epoch, err)
 			}
 			select {

@@ -50,11 +50,17 @@ func (e *JobError) ExitCode() int { return 1 }
 // was claimed: another master took the job over.
 type FencedError struct {
 	Epoch int32
+	// Newer is the newer epoch when the master saw its claim at a
+	// heartbeat (0 when it learned of the fence otherwise).
+	Newer int32
 	Err   error
 }
 
 // Error says which epoch was fenced and why the master stops.
 func (e *FencedError) Error() string {
+	if e.Newer > 0 {
+		return fmt.Sprintf("epoch %d fenced: epoch %d was claimed by a newer master, which holds the job now; this master stops", e.Epoch, e.Newer)
+	}
 	return fmt.Sprintf("epoch %d fenced: a newer master took the job over; this master stops: %v", e.Epoch, e.Err)
 }
 

@@ -37,6 +37,11 @@ var errRecording = errors.New("recording degraded")
 func (m *master) settle(ctx context.Context, err error) error {
 	var crash *CrashError
 	var fenced *FencedError
+	if err != nil && !errors.Is(err, errStop) && !errors.As(err, &crash) && errors.As(context.Cause(ctx), &fenced) {
+		// A heartbeat found the epoch fenced: whatever the loop was
+		// doing ended with ctx, and the master stops without writing.
+		return fenced
+	}
 	var job *JobError
 	var suspended *SuspendedError
 	switch {
@@ -56,6 +61,10 @@ func (m *master) settle(ctx context.Context, err error) error {
 // suspended, unless a cancel was asked for (a second SIGINT, `jobevent
 // cancel`), which ends it canceled.
 func (m *master) suspendOrCancel(ctx context.Context) error {
+	var fenced *FencedError
+	if errors.As(context.Cause(ctx), &fenced) {
+		return fenced
+	}
 	if m.cancelRequested() {
 		return m.cancelJob()
 	}
