@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -88,11 +89,10 @@ func runRun(c *cli.Context) error {
 	sum, err := runtime.Run(c.Context, spec, opts)
 	endProgress()
 	if sum != nil && sum.Status == "suspended" {
-		resume := []string{"jobevent", "run", c.Args().First(), "--events", sum.Log, "--resume"}
-		if c.IsSet("work-dir") {
-			resume = append(resume, "--work-dir", c.String("work-dir"))
-		}
-		return endBySignal(c, sum.Log, resume, c.String("work-dir"), err)
+		// The work dir and the output ownership are recorded in the log:
+		// the line works from any directory without repeating a flag.
+		resume := []string{"jobevent", "run", absPath(c.Args().First()), "--events", sum.Log, "--resume"}
+		return endBySignal(c, sum.Log, withWorkDir(c, resume), c.String("work-dir"), err)
 	}
 	if err = endBySignal(c, "", nil, "", err); sum == nil {
 		return err
@@ -112,16 +112,30 @@ func recoverFromLog(c *cli.Context, log string) error {
 		WorkDir: c.String("work-dir"), Workers: c.Int("workers"), Slots: c.Int("slots"),
 	})
 	if sum != nil && sum.Status == "suspended" {
-		resume := []string{"jobevent", "replay", sum.Log}
-		if c.IsSet("work-dir") {
-			resume = append(resume, "--work-dir", c.String("work-dir"))
-		}
-		return endBySignal(c, sum.Log, resume, c.String("work-dir"), err)
+		return endBySignal(c, sum.Log, withWorkDir(c, []string{"jobevent", "replay", sum.Log}), c.String("work-dir"), err)
 	}
 	if err = endBySignal(c, "", nil, "", err); sum == nil {
 		return err
 	}
 	return reportRun(c, sum, err)
+}
+
+// withWorkDir appends the --work-dir the command was given, made absolute,
+// to a resume line: a log written before the work dir was recorded at
+// submission needs it (for the others it repeats the recorded one).
+func withWorkDir(c *cli.Context, resume []string) []string {
+	if !c.IsSet("work-dir") {
+		return resume
+	}
+	return append(resume, "--work-dir", absPath(c.String("work-dir")))
+}
+
+// absPath returns path made absolute, or path itself when that fails.
+func absPath(path string) string {
+	if abs, err := filepath.Abs(path); err == nil {
+		return abs
+	}
+	return path
 }
 
 // reportRun prints the summary of a run, unless the master crashed on

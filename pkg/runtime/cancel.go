@@ -49,7 +49,8 @@ type CancelOptions struct {
 	// process's working directory).
 	Dir string
 	// WorkDir, when set, is the work dir of the job's embedded workers
-	// (`run --work-dir`): their partitions of the job are deleted.
+	// (`run --work-dir`): their partitions of the job are deleted. Empty:
+	// the work dir recorded at the job's submission, if any.
 	WorkDir string
 	// Stderr receives warnings.
 	Stderr io.Writer
@@ -120,6 +121,10 @@ func CancelInLog(ctx context.Context, url string, opts CancelOptions) (*CancelRe
 	vc := func(v *VertexSpec) *VertexContext {
 		return &VertexContext{Job: spec.Job, Vertex: v.ID, buckets: buckets}
 	}
-	finishCleanup(ctx, spec, vc, opts.WorkDir, logger(opts.Stderr, "cancel"))
+	workDir := opts.WorkDir
+	if workDir == "" {
+		workDir = spec.Submission.WorkDir
+	}
+	finishCleanup(ctx, spec, vc, workDir, logger(opts.Stderr, "cancel"))
 	return res, nil
 }

@@ -70,6 +70,9 @@ type Options struct {
 
 	// onNet lets tests reach the in-process network (lose partitions).
 	onNet func(*localNet)
+	// workDirGiven reports whether the caller named WorkDir: a recovery
+	// otherwise uses the work dir recorded at submission.
+	workDirGiven bool
 }
 
 func (o *Options) defaults(job string) error {
@@ -83,6 +86,14 @@ func (o *Options) defaults(job string) error {
 	if o.Events == "" {
 		o.Events = "file://" + filepath.ToSlash(filepath.Join(o.Dir, "jobevents")) + "?prefix=" + job + "/"
 	}
+	if !filepath.IsAbs(o.Dir) {
+		abs, err := filepath.Abs(o.Dir)
+		if err != nil {
+			return fmt.Errorf("working directory: %w", err)
+		}
+		o.Dir = abs
+	}
+	o.workDirGiven = o.workDirGiven || o.WorkDir != ""
 	if o.WorkDir == "" {
 		o.WorkDir = filepath.Join(o.Dir, "jobevents-work")
 	} else if !filepath.IsAbs(o.WorkDir) {
@@ -160,13 +171,29 @@ func Resume(ctx context.Context, opts Options) (*Summary, error) {
 }
 
 // epochOptions checks the job's inputs and outputs before its epoch
-// begins (preflight).
+// begins (preflight), with the output ownership granted now or recorded
+// at submission, and records the work dir and the ownership of a new job.
 func (o *Options) epochOptions(log *blob.Log) epochOptions {
 	return epochOptions{warn: o.Stderr, adjust: o.Settings, check: func(ctx context.Context, spec *Spec) error {
 		buckets := newBucketOpener(o.Dir)
 		defer buckets.Close()
-		return preflight(ctx, spec, buckets, log.URL(), o.OverwriteOutput)
-	}}
+		return preflight(ctx, spec, buckets, log.URL(), o.OverwriteOutput || spec.Submission.OverwriteOutput)
+	}, submission: Submission{WorkDir: o.WorkDir, OverwriteOutput: o.OverwriteOutput}}
+}
+
+// recordedWorkDir sets o.WorkDir to the work dir recorded at the job's
+// submission when the caller named none: a recovery from another working
+// directory finds the partitions the dry run counts on. A work dir named
+// that differs from the recorded one is used, with a notice.
+func (o *Options) recordedWorkDir(spec *Spec) {
+	rec := spec.Submission.WorkDir
+	switch {
+	case rec == "" || rec == o.WorkDir:
+	case !o.workDirGiven:
+		o.WorkDir = rec
+	default:
+		fmt.Fprintf(o.Stderr, "jobevent: notice: --work-dir %s is not the work dir job %s was submitted with (%s): partitions are looked for in %s\n", o.WorkDir, spec.Job, rec, o.WorkDir)
+	}
 }
 
 // runEpoch runs the epoch st began, with in-process workers.
@@ -174,6 +201,9 @@ func runEpoch(ctx context.Context, log *blob.Log, st *epochStart, opts Options) 
 	spec := st.spec
 	buckets := newBucketOpener(opts.Dir)
 	defer buckets.Close()
+	if st.recovering {
+		opts.recordedWorkDir(spec)
+	}
 	if st.finished != "" {
 		return endedEpoch(ctx, log, st, buckets, opts.WorkDir, opts.Stderr), nil
 	}
@@ -184,9 +214,9 @@ func runEpoch(ctx context.Context, log *blob.Log, st *epochStart, opts Options) 
 		spec: spec, epoch: st.epoch, addr: embeddedAddr, log: w, state: st.state,
 		recovering: st.recovering, fullRestart: st.fullRestart,
 		clock: opts.Clock, seeded: opts.Seeded, seed: opts.Seed, crashAfter: opts.CrashAfterSeq,
-		stderr: opts.Stderr, buckets: buckets, expectWorkers: opts.Workers,
+		stderr: opts.Stderr, buckets: buckets, expectWorkers: opts.Workers, workDir: opts.WorkDir,
 		heartbeat: watchingHeartbeat(log, st.epoch, logCancel.request), holds: holdsEpoch(log, st.epoch),
-		cancel: opts.Cancel, logCancel: logCancel.ch, logURL: log.URL(), overwriteOutput: opts.OverwriteOutput,
+		cancel: opts.Cancel, logCancel: logCancel.ch, logURL: log.URL(), overwriteOutput: opts.OverwriteOutput || spec.Submission.OverwriteOutput,
 	}
 	sum, err := runCluster(ctx, cfg, opts)
 	return endEpoch(ctx, log, w, st, opts.CompactOnFinish, opts.Stderr, sum, err)
@@ -265,7 +295,7 @@ func runOnLog(ctx context.Context, spec *Spec, opts Options) (*Summary, error) {
 	cfg := masterConfig{
 		spec: spec, epoch: 1, addr: embeddedAddr, log: opts.Log, clock: opts.Clock,
 		seeded: opts.Seeded, seed: opts.Seed, crashAfter: opts.CrashAfterSeq,
-		stderr: opts.Stderr, buckets: buckets, expectWorkers: opts.Workers,
+		stderr: opts.Stderr, buckets: buckets, expectWorkers: opts.Workers, workDir: opts.WorkDir,
 	}
 	sum, err := runCluster(ctx, cfg, opts)
 	if sum != nil {

@@ -65,6 +65,8 @@ type epochOptions struct {
 	// is written (a new job) or claimed (a recovery of an unfinished
 	// job): an error refuses the start.
 	check func(context.Context, *Spec) error
+	// submission is recorded in the job.yaml of a new job.
+	submission Submission
 }
 
 // beginEpoch opens a new job in log, or, with resume, prepares its
@@ -98,7 +100,7 @@ func beginEpochAt(ctx context.Context, log *blob.Log, spec *Spec, resume bool, a
 		if resume && eo.warn != nil {
 			fmt.Fprintf(eo.warn, "jobevent: notice: no event log at %s: --resume starts job %s as a new job\n", log.URL(), spec.Job)
 		}
-		return newJobEpoch(ctx, log, spec, addr)
+		return newJobEpoch(ctx, log, spec, addr, eo.submission)
 	}
 	if !resume {
 		job := ""
@@ -110,7 +112,10 @@ func beginEpochAt(ctx context.Context, log *blob.Log, spec *Spec, resume bool, a
 	return recoveryEpoch(ctx, log, spec, addr, eo, epoch)
 }
 
-func newJobEpoch(ctx context.Context, log *blob.Log, spec *Spec, addr string) (*epochStart, error) {
+func newJobEpoch(ctx context.Context, log *blob.Log, spec *Spec, addr string, sub Submission) (*epochStart, error) {
+	if err := spec.recordSubmission(sub); err != nil {
+		return nil, err
+	}
 	if err := log.WriteSpec(ctx, spec.Raw); err != nil {
 		return nil, err
 	}
@@ -141,7 +146,7 @@ func recoveryEpoch(ctx context.Context, log *blob.Log, given *Spec, addr string,
 	if eo.adjust != nil {
 		eo.adjust(&spec.Settings)
 	}
-	if given != nil && !bytes.Equal(bytes.TrimSpace(given.Raw), bytes.TrimSpace(raw)) {
+	if given != nil && !bytes.Equal(specBody(given.Raw), specBody(raw)) {
 		fmt.Fprintf(warn, "jobevent: warning: %s differs from the job.yaml stored in the log; recovering the job as logged\n", given.File)
 	}
 	st := &epochStart{spec: spec, recovering: true}

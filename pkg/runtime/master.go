@@ -120,6 +120,9 @@ type masterConfig struct {
 	// overwriteOutput lets them commit over another log's output.
 	logURL          string
 	overwriteOutput bool
+	// workDir is the embedded workers' work dir, for messages ("" for
+	// worker processes).
+	workDir string
 }
 
 // master schedules one epoch of a job. All its state is owned by the

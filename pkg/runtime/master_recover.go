@@ -20,6 +20,7 @@ func (m *master) recoverJob(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	m.warnNoneReported(reported)
 	plan := replay.PlanRecovery(m.state, reported, m.planOptions())
 	resets := plan.Resets()
 	deferred := plan.Deferred()
@@ -36,6 +37,31 @@ func (m *master) recoverJob(ctx context.Context) error {
 		return err
 	}
 	return m.resume(ctx)
+}
+
+// warnNoneReported says so on stderr when the log records partitions and
+// no worker reported any of them: every finished subtask whose output is
+// still needed reruns, which a dry run that assumes them all does not show
+// (the workers' directory moved, or every worker is gone).
+func (m *master) warnNoneReported(reported replay.Availability) {
+	if m.cfg.fullRestart {
+		return
+	}
+	recorded := replay.AllRecorded(m.state)
+	if len(recorded) == 0 {
+		return
+	}
+	for id := range recorded {
+		if reported[id] {
+			return
+		}
+	}
+	where := "no worker reported any of them"
+	if m.cfg.workDir != "" {
+		where = "none of them is in the work dir " + m.cfg.workDir
+	}
+	m.logf("warning: the log records %d partitions of finished subtasks and %s: the subtasks whose output is still needed rerun",
+		len(recorded), where)
 }
 
 // planOptions are the options of replay.PlanRecovery for this master:

@@ -129,8 +129,8 @@ func (o *MasterOptions) epochOptions(log *blob.Log) epochOptions {
 	return epochOptions{warn: o.Stderr, adjust: o.Settings, check: func(ctx context.Context, spec *Spec) error {
 		buckets := newBucketOpener(o.Dir)
 		defer buckets.Close()
-		return preflight(ctx, spec, buckets, log.URL(), o.OverwriteOutput)
-	}}
+		return preflight(ctx, spec, buckets, log.URL(), o.OverwriteOutput || spec.Submission.OverwriteOutput)
+	}, submission: Submission{OverwriteOutput: o.OverwriteOutput}}
 }
 
 // runProcessEpoch runs the epoch st began with the workers that register
@@ -150,7 +150,7 @@ func runProcessEpoch(ctx context.Context, log *blob.Log, st *epochStart, opts Ma
 		recovering: st.recovering, fullRestart: st.fullRestart, clock: opts.Clock,
 		crashAfter: opts.CrashAfterSeq, stderr: opts.Stderr, buckets: buckets,
 		heartbeat: watchingHeartbeat(log, st.epoch, logCancel.request), holds: holdsEpoch(log, st.epoch),
-		cancel: opts.Cancel, logCancel: logCancel.ch, logURL: log.URL(), overwriteOutput: opts.OverwriteOutput,
+		cancel: opts.Cancel, logCancel: logCancel.ch, logURL: log.URL(), overwriteOutput: opts.OverwriteOutput || spec.Submission.OverwriteOutput,
 	})
 	srv.attach(m)
 	stopWatch := srv.watchWorkers(ctx, spec.Settings)

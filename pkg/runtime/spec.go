@@ -49,6 +49,9 @@ type Spec struct {
 	Raw []byte
 	// File names the spec in error messages.
 	File string
+	// Submission is what the log records beside the spec at submission
+	// (the submission section of its job.yaml); zero for a spec file.
+	Submission Submission
 
 	edgeLines []int
 	// unitless is the error of the first duration setting written
@@ -176,6 +179,10 @@ func (s *Spec) decode(root yamlField) error {
 			}
 		case "settings":
 			if err := s.decodeSettings(f); err != nil {
+				return err
+			}
+		case "submission":
+			if err := s.decodeSubmission(f); err != nil {
 				return err
 			}
 		default:
