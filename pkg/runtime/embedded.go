@@ -130,13 +130,14 @@ func Run(ctx context.Context, spec *Spec, opts Options) (*Summary, error) {
 		return runOnLog(ctx, spec, opts)
 	}
 	t0 := time.Now()
-	log, err := blob.Create(ctx, opts.Events)
+	log, undo, err := createLog(ctx, opts.Events)
 	if err != nil {
 		return nil, err
 	}
 	defer log.Close()
 	st, err := beginEpoch(ctx, log, spec, opts.Resume, embeddedAddr, opts.epochOptions(log))
 	if err != nil {
+		undo()
 		return nil, err
 	}
 	begin := time.Since(t0)

@@ -89,7 +89,7 @@ func RunMaster(ctx context.Context, opts MasterOptions) (*Summary, error) {
 	if err != nil {
 		return nil, fmt.Errorf("master: %w", err)
 	}
-	log, err := blob.Create(ctx, opts.Events)
+	log, undo, err := createLog(ctx, opts.Events)
 	if err != nil {
 		return nil, err
 	}
@@ -118,6 +118,7 @@ func RunMaster(ctx context.Context, opts MasterOptions) (*Summary, error) {
 		st, err = beginEpoch(ctx, log, opts.Spec, opts.Resume, addr, opts.epochOptions(log))
 	}
 	if err != nil {
+		undo()
 		return nil, err
 	}
 	return runProcessEpoch(ctx, log, st, opts, addr, srv)

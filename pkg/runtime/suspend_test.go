@@ -136,6 +136,22 @@ func TestRun_CannotStart(t *testing.T) {
 			if _, err := os.Stat(filepath.Join(events, "job.yaml")); !errors.Is(err, os.ErrNotExist) {
 				t.Fatalf("a job that cannot start wrote job.yaml: %v", err)
 			}
+			if _, err := os.Stat(events); !errors.Is(err, os.ErrNotExist) {
+				t.Fatalf("a job that cannot start left its log directory behind: %v", err)
+			}
+			// The default log, file://<dir>/jobevents?prefix=<job>/, in
+			// the embedded runtime and in a master process alike.
+			cwd := t.TempDir()
+			if _, err := Run(testenv.Context(t), textJob(t, tc.input, tc.output), Options{Dir: cwd}); !errors.As(err, &serr) {
+				t.Fatalf("err = %v, want a *StartError", err)
+			}
+			url := "file://" + filepath.Join(cwd, "master") + "?prefix=textjob/"
+			if _, err := RunMaster(testenv.Context(t), MasterOptions{Spec: textJob(t, tc.input, tc.output), Events: url, Token: "t", Dir: dir}); !errors.As(err, &serr) {
+				t.Fatalf("master: err = %v, want a *StartError", err)
+			}
+			if left, _ := os.ReadDir(cwd); len(left) != 0 {
+				t.Fatalf("a job that cannot start left %v in the working directory", left)
+			}
 		})
 	}
 }
