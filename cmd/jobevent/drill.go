@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -89,6 +90,9 @@ func runDrill(c *cli.Context) error {
 	}
 	res, err := drill.Run(c.Context, spec, opts)
 	p.Done()
+	if in := interruptsOf(c.Context); errors.Is(err, drill.ErrInterrupted) && in.signal() != nil {
+		return &exitError{code: in.exitCode(), err: fmt.Errorf("drill of job %s stopped by %s: nothing was kept (its temporary logs and outputs are deleted)", spec.Job, in.signalName())}
+	}
 	if err != nil {
 		return err
 	}

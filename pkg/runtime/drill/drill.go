@@ -31,13 +31,27 @@ type driller struct {
 	order       vertexOrder
 }
 
+// ErrInterrupted is wrapped by the error of a drill whose context ended
+// before it was done: nothing of it is kept, its scratch directory (the
+// logs and outputs of its runs) is deleted.
+var ErrInterrupted = errors.New("jobevent/drill: interrupted")
+
 // Run drills spec: a clean run, then every crash point and fault of opts,
 // up to opts.Parallel cases at a time. It returns an error when the drill
 // cannot be run at all (a spec whose outputs cannot be told apart per
-// case, a clean run that fails, ctx canceled); a case that goes wrong is a
-// failed Case of the Result, never an error. Run may be called
-// concurrently with distinct options.
+// case, a clean run that fails; ctx canceled: an error wrapping
+// ErrInterrupted and ctx's error, which names none of the drill's
+// temporary logs); a case that goes wrong is a failed Case of the Result,
+// never an error. Run may be called concurrently with distinct options.
 func Run(ctx context.Context, spec *runtime.Spec, opts Options) (*Result, error) {
+	res, err := run(ctx, spec, opts)
+	if err != nil && ctx.Err() != nil {
+		return nil, fmt.Errorf("%w (nothing kept: the drill's temporary logs and outputs are deleted): %w", ErrInterrupted, ctx.Err())
+	}
+	return res, err
+}
+
+func run(ctx context.Context, spec *runtime.Spec, opts Options) (*Result, error) {
 	opts.defaults()
 	d, err := newDriller(spec, opts)
 	if err != nil {
