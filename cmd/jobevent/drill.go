@@ -45,8 +45,10 @@ func newDrillCommand() *cli.Command {
 			"case is kept, with a repro.sh that replays it with jobevent, under --keep DIR or in the\n" +
 			"printed temporary directory. Every run syncs its log to disk: with TMPDIR=/dev/shm (a\n" +
 			"tmpfs) a drill runs about twice as fast.\n\n" +
+			"SIGINT or SIGTERM stops the drill: nothing is kept, its temporary directory is deleted;\n" +
+			"exit 130 (SIGINT) or 143 (SIGTERM).\n\n" +
 			"Exit codes: 0 every prediction held and every output was identical; 1 a case failed;\n" +
-			"2 bad input or I/O.",
+			"2 bad input or I/O; 130/143 stopped by SIGINT/SIGTERM.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "points", Usage: "crash points: `all` or N evenly spaced ones plus the vertex boundaries", Value: strconv.Itoa(drill.DefaultPoints)},
 			&cli.StringFlag{Name: "at", Usage: "crash only after these seqs: comma-separated `LIST` (replaces --points)"},
