@@ -52,6 +52,9 @@ type Spec struct {
 	// Submission is what the log records beside the spec at submission
 	// (the submission section of its job.yaml); zero for a spec file.
 	Submission Submission
+	// submissionLine is the line of the submission section, 0 when there
+	// is none.
+	submissionLine int
 
 	edgeLines []int
 	// unitless is the error of the first duration setting written
@@ -182,6 +185,7 @@ func (s *Spec) decode(root yamlField) error {
 				return err
 			}
 		case "submission":
+			s.submissionLine = max(f.line(), 1)
 			if err := s.decodeSubmission(f); err != nil {
 				return err
 			}

@@ -66,6 +66,18 @@ func (s *Spec) decodeSubmission(f yamlField) error {
 // submission section at the end of Raw, replacing one recorded before (a
 // job.yaml taken out of a log and submitted again).
 func (s *Spec) recordSubmission(sub Submission) error {
+	if s.submissionLine > 0 {
+		// One recorded before is replaced; one written by hand is not
+		// part of a spec.
+		body, err := ParseSpec(s.File, specBody(s.Raw))
+		if err != nil {
+			return err
+		}
+		if body.submissionLine > 0 {
+			return &specError{File: s.File, Line: body.submissionLine, Field: "submission",
+				Msg: "recorded by jobevent in the log's job.yaml at submission, not part of a spec: remove it"}
+		}
+	}
 	var b bytes.Buffer
 	b.Write(specBody(s.Raw))
 	b.WriteString("\n" + submissionMarker + "submission:\n")

@@ -43,6 +43,13 @@ func TestSubmission_RecordAndRead(t *testing.T) {
 	if _, err := ParseSpec("job.yaml", []byte(body+"\nsubmission:\n  work_dir: relative\n")); err == nil {
 		t.Error("a relative recorded work dir was accepted")
 	}
+	byHand, err := ParseSpec("job.yaml", []byte(body+"\nsubmission:\n  overwrite_output: true\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := byHand.recordSubmission(Submission{}); err == nil || !strings.Contains(err.Error(), "not part of a spec") {
+		t.Errorf("a spec with a submission section of its own: %v, want it refused", err)
+	}
 }
 
 // crashInDir runs wordcount from dir with the relative work dir "work"
