@@ -108,3 +108,22 @@ func TestResume_NoRecordedPartitionFound(t *testing.T) {
 		t.Fatalf("stderr does not say that no recorded partition was found:\n%s", stderr.String())
 	}
 }
+
+// TestCancelInLog_RecordedWorkDir: canceling a dead master's job without a
+// work dir deletes the partitions in the work dir recorded at submission.
+func TestCancelInLog_RecordedWorkDir(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	url := crashInDir(t, dir)
+	parts := filepath.Join(dir, "work", "wordcount")
+	if _, err := os.Stat(parts); err != nil {
+		t.Fatalf("the crashed run left no partitions: %v", err)
+	}
+	res, err := CancelInLog(testenv.Context(t), url, CancelOptions{Dir: t.TempDir(), Stderr: testWriter{t}})
+	if err != nil || res.Status != "canceled" {
+		t.Fatalf("cancel = %+v, %v", res, err)
+	}
+	if _, err := os.Stat(parts); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("partitions left in the recorded work dir after the cancel: %v", err)
+	}
+}
