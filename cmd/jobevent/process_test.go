@@ -402,25 +402,17 @@ func TestProcesses_WorkerLostDuringRecovery(t *testing.T) {
 }
 
 // lossJob is slowJob with the default restart strategy (3 failovers, a
-// one-second delay) and short sleeps, so that a worker can be killed at
-// every stage of it.
-const lossJob = `job: slowjob
-vertices:
-  - {id: numbers, operator: sequence, args: {from: 0, to: 39999, splits: 8}, parallelism: 4}
-  - {id: mod, operator: map, args: {fn: mod, n: 10000}, parallelism: 4}
-  - {id: slow, operator: sleep, args: {duration: 300ms}, parallelism: 4}
-  - {id: count, operator: count, parallelism: 4}
-  - {id: sink, operator: sink, args: {output: out}, parallelism: 2}
-edges:
-  - {from: numbers, to: mod, pattern: pointwise}
-  - {from: mod, to: slow, pattern: pointwise}
-  - {from: slow, to: count, pattern: all_to_all}
-  - {from: count, to: sink, pattern: pointwise}
-settings:
-  job-event.store.write-buffer.flush-interval: 20ms
-  heartbeat.interval: 50ms
-  heartbeat.timeout: 600ms
-`
+// one-second delay) and a shorter, wider slow stage, so that a worker can
+// be killed at every stage of it.
+func lossJob(t *testing.T) string {
+	s := fmt.Sprintf(slowJob, "10s")
+	s = strings.Replace(s, "args: {duration: 1s}, parallelism: 2", "args: {duration: 300ms}, parallelism: 4", 1)
+	s = strings.Replace(s, "  restart-strategy.fixed-delay.delay: 0s\n", "", 1)
+	if strings.Contains(s, "restart-strategy") || !strings.Contains(s, "duration: 300ms") {
+		t.Fatalf("lossJob does not follow slowJob any more:\n%s", s)
+	}
+	return s
+}
 
 // TestProcesses_WorkerKilledMidJob kills one worker process (SIGKILL)
 // while the master lives, at ten points of the job: after the k-th
@@ -431,7 +423,7 @@ func TestProcesses_WorkerKilledMidJob(t *testing.T) {
 	for k := 0; k < 10; k++ {
 		t.Run(fmt.Sprintf("after-%d-finishes", k), func(t *testing.T) {
 			c := newProcCluster(t, "10s")
-			if err := os.WriteFile(c.spec, []byte(lossJob), 0o644); err != nil {
+			if err := os.WriteFile(c.spec, []byte(lossJob(t)), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			workers := map[string]*exec.Cmd{"w1": c.worker("w1"), "w2": c.worker("w2")}
