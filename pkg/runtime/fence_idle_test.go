@@ -99,56 +99,47 @@ func fenceWhenBeating(t *testing.T, url string, epoch int32, done <-chan runResu
 	}
 }
 
-// TestFencing_IdleMasterStops: a master waiting for workers has nothing to
-// write, so no flush would notice a newer epoch; its heartbeat does.
+// TestFencing_IdleMasterStops: a master with nothing to write would never
+// reach a flush that notices a newer epoch; its heartbeat does. Three
+// idle masters: a master process waiting for workers that never come, an
+// embedded run whose one attempt sleeps, and a standby that took over a
+// crashed master and waits for the previous epoch's workers.
 func TestFencing_IdleMasterStops(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	url := "file://" + filepath.Join(dir, "jobevents") + "?prefix=idle/"
-	done := make(chan runResult, 1)
-	ctx, cancel := context.WithTimeout(context.Background(), processDeadline)
-	defer cancel()
-	go func() {
-		sum, err := RunMaster(ctx, MasterOptions{Spec: idleSpec(t), Events: url, Token: "secret", Dir: dir, Stderr: testWriter{t}})
-		done <- runResult{sum, err}
-	}()
-	fenceWhenBeating(t, url, 1, done)
-}
-
-// TestFencing_SleepingEmbeddedMasterStops: an embedded run whose one
-// attempt sleeps writes nothing meanwhile; fenced, it stops.
-func TestFencing_SleepingEmbeddedMasterStops(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	url := "file://" + filepath.Join(dir, "jobevents") + "?prefix=idle/"
-	done := make(chan runResult, 1)
-	ctx, cancel := context.WithTimeout(context.Background(), processDeadline)
-	defer cancel()
-	go func() {
-		sum, err := Run(ctx, idleSpec(t), Options{Dir: dir, Events: url, Stderr: testWriter{t}})
-		done <- runResult{sum, err}
-	}()
-	fenceWhenBeating(t, url, 1, done)
-}
-
-// TestFencing_StandbyWinnerStops: a standby takes over a crashed master,
-// waits for the previous epoch's workers (none come), and is fenced
-// meanwhile: it stops within a heartbeat interval.
-func TestFencing_StandbyWinnerStops(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	url := "file://" + filepath.Join(dir, "jobevents") + "?prefix=idle/"
-	ctx, cancel := context.WithTimeout(context.Background(), processDeadline)
-	defer cancel()
-	_, err := RunMaster(ctx, MasterOptions{Spec: idleSpec(t), Events: url, Token: "secret", Dir: dir, Stderr: testWriter{t}, CrashAfterSeq: 3})
-	var crash *CrashError
-	if !errors.As(err, &crash) {
-		t.Fatalf("first master: %v, want the crash", err)
+	for _, tc := range []struct {
+		name  string
+		epoch int32 // the epoch the idle master holds
+		run   func(ctx context.Context, t *testing.T, dir, url string) (*Summary, error)
+	}{
+		{"master waiting for workers", 1, func(ctx context.Context, t *testing.T, dir, url string) (*Summary, error) {
+			return RunMaster(ctx, MasterOptions{Spec: idleSpec(t), Events: url, Token: "secret", Dir: dir, Stderr: testWriter{t}})
+		}},
+		{"embedded run sleeping", 1, func(ctx context.Context, t *testing.T, dir, url string) (*Summary, error) {
+			return Run(ctx, idleSpec(t), Options{Dir: dir, Events: url, Stderr: testWriter{t}})
+		}},
+		{"standby that won", 2, func(ctx context.Context, t *testing.T, dir, url string) (*Summary, error) {
+			return RunMaster(ctx, MasterOptions{Events: url, Token: "secret", Dir: dir, Stderr: testWriter{t}, Standby: true})
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			url := "file://" + filepath.Join(dir, "jobevents") + "?prefix=idle/"
+			ctx, cancel := context.WithTimeout(context.Background(), processDeadline)
+			defer cancel()
+			if tc.epoch == 2 {
+				_, err := RunMaster(ctx, MasterOptions{Spec: idleSpec(t), Events: url, Token: "secret", Dir: dir, Stderr: testWriter{t}, CrashAfterSeq: 3})
+				var crash *CrashError
+				if !errors.As(err, &crash) {
+					t.Fatalf("first master: %v, want the crash", err)
+				}
+			}
+			done := make(chan runResult, 1)
+			go func() {
+				sum, err := tc.run(ctx, t, dir, url)
+				done <- runResult{sum, err}
+			}()
+			fenceWhenBeating(t, url, tc.epoch, done)
+		})
 	}
-	done := make(chan runResult, 1)
-	go func() {
-		sum, err := RunMaster(ctx, MasterOptions{Events: url, Token: "secret", Dir: dir, Stderr: testWriter{t}, Standby: true})
-		done <- runResult{sum, err}
-	}()
-	fenceWhenBeating(t, url, 2, done)
 }
