@@ -83,7 +83,7 @@ func fenceWhenBeating(t *testing.T, url string, epoch int32, done <-chan runResu
 		if !errors.As(r.err, &fenced) || fenced.Newer != epoch+1 {
 			t.Fatalf("fenced master = %v, want a *FencedError naming epoch %d", r.err, epoch+1)
 		}
-		if took > idleInterval+200*time.Millisecond {
+		if took > idleInterval+700*time.Millisecond { // the next heartbeat, and the slack of a loaded machine
 			t.Errorf("fenced master stopped after %v, want within one heartbeat interval (%v)", took, idleInterval)
 		}
 		if r.sum != nil && r.sum.Status != "fenced" {
