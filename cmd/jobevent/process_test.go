@@ -402,13 +402,16 @@ func TestProcesses_WorkerLostDuringRecovery(t *testing.T) {
 }
 
 // lossJob is slowJob with the default restart strategy (3 failovers, a
-// one-second delay) and a shorter, wider slow stage, so that a worker can
-// be killed at every stage of it.
+// one-second delay), a shorter, wider slow stage, so that a worker can be
+// killed at every stage of it, and a longer heartbeat timeout.
 func lossJob(t *testing.T) string {
 	s := fmt.Sprintf(slowJob, "10s")
 	s = strings.Replace(s, "args: {duration: 1s}, parallelism: 2", "args: {duration: 300ms}, parallelism: 4", 1)
 	s = strings.Replace(s, "  restart-strategy.fixed-delay.delay: 0s\n", "", 1)
-	if strings.Contains(s, "restart-strategy") || !strings.Contains(s, "duration: 300ms") {
+	// The survivor must not be taken for lost too on a loaded machine:
+	// that would be a second failover the test does not count on.
+	s = strings.Replace(s, "heartbeat.timeout: 600ms", "heartbeat.timeout: 2s", 1)
+	if strings.Contains(s, "restart-strategy") || !strings.Contains(s, "duration: 300ms") || !strings.Contains(s, "timeout: 2s") {
 		t.Fatalf("lossJob does not follow slowJob any more:\n%s", s)
 	}
 	return s
