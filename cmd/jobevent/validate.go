@@ -201,8 +201,10 @@ func escapeProperty(s string) string {
 }
 
 // batchedSource is a bucket log as validate reads it: a batch at a time,
-// decoding only the fields validate checks, counted into the progress
-// line, with its epoch objects.
+// counted into the progress line, with its epoch objects. Every column is
+// decoded, including those no rule checks (replay.ValidateFields): a
+// segment is valid only if every other command can read it, and a column
+// that does not decode makes dump, stats, diff and compact refuse it.
 type batchedSource struct {
 	replay.Source // validateSource's: Next, Key, Notices, Claims
 	batches       replay.BatchSource
@@ -210,15 +212,13 @@ type batchedSource struct {
 }
 
 // batchedValidateSource returns src as validate reads it (validateSource),
-// by batches and projected when src can do both.
+// by batches when src can read them. It decodes every field (no
+// projection).
 func batchedValidateSource(src logsource.Source, p *progress.Reporter) replay.Source {
 	vs := validateSource(src, p)
 	bs, ok := src.(replay.BatchSource)
 	if !ok {
 		return vs
-	}
-	if pr, ok := src.(logsource.WithProjection); ok {
-		pr.Project(replay.ValidateFields)
 	}
 	return &batchedSource{Source: vs, batches: bs, p: p}
 }
