@@ -1,8 +1,11 @@
 package flink
 
 import (
+	"encoding/binary"
 	"errors"
+	"io"
 	"os"
+	"runtime"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -36,6 +39,32 @@ func TestOpen_NoRecordsSaysWhy(t *testing.T) {
 		}
 		if tc.name != "empty" && strings.Contains(strings.ReplaceAll(err.Error(), "not empty", ""), "empty") {
 			t.Errorf("%s: Open = %q, calls it empty", tc.name, err)
+		}
+	}
+}
+
+// TestReader_ClaimedLengthBounded: a record claiming more bytes than the
+// file holds is torn, found before anything is allocated for it.
+func TestReader_ClaimedLengthBounded(t *testing.T) {
+	for _, claim := range []uint32{0x7fffffff, 1 << 30, 3 << 20, 101} {
+		data := binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint32(nil, 1), claim)
+		data = append(data, make([]byte, 100)...)
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		r, err := NewReader(fstest.MapFS{"events.0": {Data: data}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = r.Next()
+		runtime.ReadMemStats(&after)
+		if err != io.EOF {
+			t.Fatalf("claim %d: Next = %v, want io.EOF after a torn record", claim, err)
+		}
+		if ws := r.Warnings(); len(ws) != 1 || ws[0].Kind != WarnTorn || !strings.Contains(ws[0].Msg, "100 in the file") {
+			t.Fatalf("claim %d: warnings = %v, want one torn record", claim, ws)
+		}
+		if got := after.TotalAlloc - before.TotalAlloc; got > 256<<10 {
+			t.Errorf("claim %d: allocated %d bytes for a 108-byte file", claim, got)
 		}
 	}
 }
