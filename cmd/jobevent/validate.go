@@ -12,6 +12,7 @@ import (
 
 	"github.com/jobevent/jobevent/internal/human"
 	"github.com/jobevent/jobevent/internal/progress"
+	"github.com/jobevent/jobevent/internal/quote"
 	"github.com/jobevent/jobevent/pkg/format"
 	"github.com/jobevent/jobevent/pkg/logsource"
 	"github.com/jobevent/jobevent/pkg/replay"
@@ -187,17 +188,24 @@ func printAnnotation(w io.Writer, f logFinding) {
 			file = filepath.Join(f.Log, filepath.FromSlash(f.Key))
 		}
 	}
-	fmt.Fprintf(w, "::%s file=%s,title=%s::%s\n", level, escapeProperty(file), escapeProperty(f.Rule), escapeData(msg))
+	props := "file=" + escapeProperty(file)
+	if f.Line > 0 {
+		props += ",line=" + strconv.Itoa(f.Line)
+	}
+	fmt.Fprintf(w, "::%s %s,title=%s::%s\n", level, props, escapeProperty(f.Rule), escapeData(quote.Line(msg)))
 }
 
-// escapeData escapes the message of a workflow command.
+// escapeData escapes the message of a workflow command, as GitHub's
+// toolkit does (escapeData in @actions/core): %, CR and LF.
 func escapeData(s string) string {
 	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
 }
 
-// escapeProperty escapes a property value of a workflow command.
+// escapeProperty escapes a property value of a workflow command, as
+// GitHub's toolkit does (escapeProperty): %, CR, LF, ':' and ','. Text
+// from the log is made safe first (quote.Line): no escape bytes.
 func escapeProperty(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(quote.Line(s))
 }
 
 // batchedSource is a bucket log as validate reads it: a batch at a time,

@@ -2,10 +2,11 @@ package flink
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/jobevent/jobevent/pkg/flink/javaser"
+
+	"github.com/jobevent/jobevent/internal/quote"
 )
 
 // Class names of the Flink classes in job-events payloads.
@@ -183,14 +184,5 @@ func shortName(class string) string {
 	return class[strings.LastIndexByte(class, '.')+1:]
 }
 
-// printable returns a name from a stream for an error message: as is when
-// it holds no control characters, else quoted, so that errors stay on one
-// line.
-func printable(s string) string {
-	for _, c := range s {
-		if c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0) || c == 0x2028 || c == 0x2029 {
-			return strconv.Quote(s)
-		}
-	}
-	return s
-}
+// printable returns a name from a stream for a message (quote.Name).
+func printable(s string) string { return quote.Name(s) }

@@ -105,6 +105,10 @@ func (r *JSONReader) Next() (Event, error) {
 	}
 }
 
+// Line returns the number (from 1) of the line of the event Next returned
+// last, or of the line Next failed on; 0 before the first call.
+func (r *JSONReader) Line() int { return r.line }
+
 // readLine returns the next line without its '\n' (the slice is valid until
 // the next call).
 func (r *JSONReader) readLine() ([]byte, error) {
