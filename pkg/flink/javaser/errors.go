@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/jobevent/jobevent/internal/quote"
+	quotes "github.com/jobevent/jobevent/internal/quote"
 )
 
 // Sentinel errors of the package. Decoding errors are *DecodeError values
@@ -81,4 +81,4 @@ func describeThrowable(v Value) string {
 }
 
 // printable returns a name from a stream for a message (quote.Name).
-func printable(s string) string { return quote.Name(s) }
+func printable(s string) string { return quotes.Name(s) }
