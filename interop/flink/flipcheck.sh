@@ -6,6 +6,8 @@
 # ("fails": Flink fails the replay, deletes the log and restarts the job). pkg/flink's
 # TestFlipMatrix_Java compares jobevent's reader with the table, so go test needs no JVM.
 # FLINK=1.20 (the default) or FLINK=2 picks the Flink version, as for run.sh.
+# The JVM runs with Flink's default JobManager heap (-Xmx1g), which decides what a huge claimed
+# length does (an OutOfMemoryError fails the replay).
 # CI: interop/flink/flipcheck.sh && git diff --exit-code pkg/flink/testdata/flips
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"

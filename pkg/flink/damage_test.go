@@ -44,9 +44,11 @@ func TestOpen_NoRecordsSaysWhy(t *testing.T) {
 }
 
 // TestReader_ClaimedLengthBounded: a record claiming more bytes than the
-// file holds is torn, found before anything is allocated for it.
+// file holds is torn, found before anything is allocated for it; one
+// claiming more than a JobManager's default heap is corruption (Flink's
+// allocation fails), whatever the file holds.
 func TestReader_ClaimedLengthBounded(t *testing.T) {
-	for _, claim := range []uint32{0x7fffffff, 1 << 30, 3 << 20, 101} {
+	for _, claim := range []uint32{1<<30 - 1, 3 << 20, 101} {
 		data := binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint32(nil, 1), claim)
 		data = append(data, make([]byte, 100)...)
 		var before, after runtime.MemStats
@@ -65,6 +67,19 @@ func TestReader_ClaimedLengthBounded(t *testing.T) {
 		}
 		if got := after.TotalAlloc - before.TotalAlloc; got > 256<<10 {
 			t.Errorf("claim %d: allocated %d bytes for a 108-byte file", claim, got)
+		}
+	}
+}
+
+func TestReader_ClaimedLengthOverHeap(t *testing.T) {
+	for _, claim := range []uint32{0x7fffffff, 1 << 30} {
+		data := binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint32(nil, 1), claim)
+		r, err := NewReader(fstest.MapFS{"events.0": {Data: append(data, make([]byte, 100)...)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := r.Next(); !IsCorrupt(err) || !strings.Contains(err.Error(), "OutOfMemoryError") {
+			t.Fatalf("claim %d: Next = %v, want corruption naming the OutOfMemoryError", claim, err)
 		}
 	}
 }

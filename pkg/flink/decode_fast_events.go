@@ -149,6 +149,9 @@ func (f *fastDecoder) inetAddress() javaser.InetAddress {
 	if !f.match(&shapeInet4, h.Class) {
 		v, err := f.d.FinishObject(h)
 		f.check(err)
+		if err == nil && javaCheck(v, "java.net.InetAddress", false) != nil {
+			f.failed = true // the generic reader says what Java says
+		}
 		return f.asInetAddress(v)
 	}
 	a := f.int32()

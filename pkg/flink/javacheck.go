@@ -188,6 +188,9 @@ func (c *javaChecker) desc(cd *javaser.ClassDesc, opaque bool) error {
 func checkDesc(cd *javaser.ClassDesc, opaque bool) error {
 	name := cd.Name
 	if elem, ok := strings.CutPrefix(name, "["); ok {
+		if err := checkArrayFlags(cd); err != nil {
+			return err
+		}
 		for strings.HasPrefix(elem, "[") {
 			elem = elem[1:]
 		}
@@ -237,6 +240,15 @@ func checkDesc(cd *javaser.ClassDesc, opaque bool) error {
 				return fmt.Errorf("InvalidClassException: %s: incompatible types for field %s", name, f.Name)
 			}
 		}
+	}
+	return nil
+}
+
+// checkArrayFlags checks an array class descriptor's flags: an array is
+// Serializable, never Externalizable nor an enum.
+func checkArrayFlags(cd *javaser.ClassDesc) error {
+	if cd.Flags&(javaser.FlagSerializable|javaser.FlagExternalizable|0x10) != javaser.FlagSerializable {
+		return fmt.Errorf("InvalidClassException: %s: flags 0x%02x", printable(cd.Name), cd.Flags)
 	}
 	return nil
 }
@@ -327,6 +339,22 @@ func (c *javaChecker) classData(o *javaser.Object, d javaser.ClassData, opaque b
 			break
 		}
 		x := d.Values[i]
+		if d.Class.Name == "java.util.concurrent.ConcurrentHashMap" && f.Name == "segments" {
+			// ConcurrentHashMap.readObject reads past its segments: the
+			// array's class is not resolved, its elements' classes are.
+			if a, ok := x.(*javaser.Array); ok {
+				if err := checkArrayFlags(a.Class); err != nil {
+					return err
+				}
+				xs, _ := a.Data.([]javaser.Value)
+				for _, e := range xs {
+					if err := c.value(e, opaque); err != nil {
+						return err
+					}
+				}
+			}
+			continue
+		}
 		inner := opaque || f.Name == "userAccumulators" && d.Class.Name == classFinished
 		if lc != nil {
 			if lf, ok := lc.field(f.Name); ok && lf.sig != "" {

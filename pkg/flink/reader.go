@@ -24,6 +24,13 @@ const FilePrefix = "events."
 // holds.
 const maxChunk = 1 << 20
 
+// jobManagerHeap is the heap of a JobManager with Flink's default memory
+// settings (jobmanager.memory.process.size 1600m): FileSystemJobEventStore
+// allocates a record's claimed length before it reads the payload, so a
+// claim this large fails the replay (OutOfMemoryError) whatever the file
+// holds, where a smaller claim past the end of the file is a torn record.
+const jobManagerHeap = 1 << 30
+
 // Record is one record of a job-events file with its decoded payload.
 type Record struct {
 	// Seq is the record's ordinal among the records returned, from 1.
@@ -210,6 +217,10 @@ func (r *Reader) readRecord() (*Record, error) {
 	length := int32(binary.BigEndian.Uint32(hdr[4:]))
 	if length < 0 {
 		return nil, &CorruptError{File: r.name, Offset: start, Err: fmt.Errorf("record of type %d has length %d", typ, length)}
+	}
+	if length >= jobManagerHeap {
+		return nil, &CorruptError{File: r.name, Offset: start, Err: fmt.Errorf(
+			"record of type %d claims %d bytes: Flink allocates them before reading and its JobManager (default heap %d MiB) fails with OutOfMemoryError", typ, length, jobManagerHeap>>20)}
 	}
 	if left := r.size - r.off; r.size >= 0 && int64(length) > left {
 		// Flink's readFully meets the end of the file: the record is torn.
