@@ -36,6 +36,8 @@ type fastDecoder struct {
 	// ranges are the IndexRanges of a type 3 stream read so far, by
 	// handle, for the references to them.
 	ranges []handleRange
+	// validDescs are descriptors javaValid found to pass Java's checks.
+	validDescs map[*javaser.ClassDesc]bool
 }
 
 type handleRange struct {

@@ -421,12 +421,19 @@ func (f *fastDecoder) javaValid() bool {
 		if cd.Proxy {
 			return false
 		}
+		if f.validDescs[cd] {
+			continue
+		}
 		if _, known := localClasses[cd.Name]; !known && supers[cd] {
 			continue
 		}
 		if checkDesc(cd, false) != nil {
 			return false
 		}
+		if f.validDescs == nil || len(f.validDescs) > 4096 {
+			f.validDescs = map[*javaser.ClassDesc]bool{}
+		}
+		f.validDescs[cd] = true // descriptors are immutable, shared by the descriptor cache
 	}
 	return true
 }
