@@ -88,6 +88,7 @@ func TestDamaged_EventsMissing(t *testing.T) {
 		t.Fatal(err)
 	}
 	runCLI(t, "dump", dir).wantCode(t, 0)
+	runCLI(t, "compact", dir).wantOneLineError(t, 2, "events/ holds no segment")
 	fs = decodeFindings(t, runCLI(t, "validate", dir, "--format", "json").wantCode(t, 1).stdout)
 	if len(fs) != 1 || fs[0].Rule != "job-submitted" || fs[0].Severity != "error" {
 		t.Fatalf("validate: findings = %+v, want one job-submitted error", fs)

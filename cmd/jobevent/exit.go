@@ -7,6 +7,8 @@ import (
 	"io"
 	"regexp"
 	"strings"
+
+	"github.com/jobevent/jobevent/internal/quote"
 )
 
 // Exit codes of the jobevent command (docs/cli.md).
@@ -115,7 +117,7 @@ func commandErrorLine(err error, command string) string {
 	if len(parts) == 0 {
 		return ""
 	}
-	return "jobevent: " + userText(strings.Join(parts, "; "), command)
+	return "jobevent: " + quote.Line(userText(strings.Join(parts, "; "), command))
 }
 
 // internalPrefix matches the package prefix of the library's sentinel
@@ -160,5 +162,5 @@ func printError(w io.Writer, err error) {
 func warnf(w io.Writer, format string, args ...any) {
 	msg := strings.ReplaceAll(fmt.Sprintf(format, args...), "\n", "; ")
 	msg = internalPrefix.ReplaceAllString(msg, "$1")
-	fmt.Fprintln(w, "jobevent: warning: "+msg)
+	fmt.Fprintln(w, "jobevent: warning: "+quote.Line(msg))
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/jobevent/jobevent/pkg/blob"
 	"github.com/jobevent/jobevent/pkg/format"
 	"github.com/jobevent/jobevent/pkg/logsource"
+	"github.com/jobevent/jobevent/pkg/replay"
 )
 
 // quietFlag is the --quiet flag of the long-running commands: no progress
@@ -40,6 +41,15 @@ func newProgress(c *cli.Context) *progress.Reporter {
 type progressSource struct {
 	logsource.Source
 	p *progress.Reporter
+}
+
+// Line returns the line of the last event of a JSONL source, 0 for
+// another.
+func (s *progressSource) Line() int {
+	if l, ok := s.Source.(replay.Liner); ok {
+		return l.Line()
+	}
+	return 0
 }
 
 // Next returns the source's next event and counts it.

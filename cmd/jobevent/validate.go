@@ -12,6 +12,7 @@ import (
 
 	"github.com/jobevent/jobevent/internal/human"
 	"github.com/jobevent/jobevent/internal/progress"
+	"github.com/jobevent/jobevent/internal/quote"
 	"github.com/jobevent/jobevent/pkg/format"
 	"github.com/jobevent/jobevent/pkg/logsource"
 	"github.com/jobevent/jobevent/pkg/replay"
@@ -186,22 +187,31 @@ func printAnnotation(w io.Writer, f logFinding) {
 			file = filepath.Join(f.Log, filepath.FromSlash(f.Key))
 		}
 	}
-	fmt.Fprintf(w, "::%s file=%s,title=%s::%s\n", level, escapeProperty(file), escapeProperty(f.Rule), escapeData(msg))
+	props := "file=" + escapeProperty(file)
+	if f.Line > 0 {
+		props += ",line=" + strconv.Itoa(f.Line)
+	}
+	fmt.Fprintf(w, "::%s %s,title=%s::%s\n", level, props, escapeProperty(f.Rule), escapeData(quote.Line(msg)))
 }
 
-// escapeData escapes the message of a workflow command.
+// escapeData escapes the message of a workflow command, as GitHub's
+// toolkit does (escapeData in @actions/core): %, CR and LF.
 func escapeData(s string) string {
 	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
 }
 
-// escapeProperty escapes a property value of a workflow command.
+// escapeProperty escapes a property value of a workflow command, as
+// GitHub's toolkit does (escapeProperty): %, CR, LF, ':' and ','. Text
+// from the log is made safe first (quote.Line): no escape bytes.
 func escapeProperty(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(quote.Line(s))
 }
 
 // batchedSource is a bucket log as validate reads it: a batch at a time,
-// decoding only the fields validate checks, counted into the progress
-// line, with its epoch objects.
+// counted into the progress line, with its epoch objects. Every column is
+// decoded, including those no rule checks (replay.ValidateFields): a
+// segment is valid only if every other command can read it, and a column
+// that does not decode makes dump, stats, diff and compact refuse it.
 type batchedSource struct {
 	replay.Source // validateSource's: Next, Key, Notices, Claims
 	batches       replay.BatchSource
@@ -209,15 +219,13 @@ type batchedSource struct {
 }
 
 // batchedValidateSource returns src as validate reads it (validateSource),
-// by batches and projected when src can do both.
+// by batches when src can read them. It decodes every field (no
+// projection).
 func batchedValidateSource(src logsource.Source, p *progress.Reporter) replay.Source {
 	vs := validateSource(src, p)
 	bs, ok := src.(replay.BatchSource)
 	if !ok {
 		return vs
-	}
-	if pr, ok := src.(logsource.WithProjection); ok {
-		pr.Project(replay.ValidateFields)
 	}
 	return &batchedSource{Source: vs, batches: bs, p: p}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -80,9 +81,23 @@ func TestValidate_Severity(t *testing.T) {
 func TestValidate_GitHubAnnotations(t *testing.T) {
 	r := runCLI(t, "validate", logPath("gap.jsonl"), "--format", "github").wantCode(t, 1)
 	for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
-		if !strings.HasPrefix(line, "::error file="+logPath("gap.jsonl")+",title=") && !strings.HasPrefix(line, "::warning file=") {
-			t.Errorf("annotation %q, want ::error file=...,title=RULE::seq N: ...", line)
+		if !strings.HasPrefix(line, "::error file="+logPath("gap.jsonl")+",line=9,title=") && !strings.HasPrefix(line, "::warning file=") {
+			t.Errorf("annotation %q, want ::error file=...,line=9,title=RULE::seq N: ...", line)
 		}
+	}
+	// Bytes from the log are escaped: no terminal escape reaches the
+	// annotation, and ':' and ',' of a property are encoded.
+	bad := filepath.Join(t.TempDir(), "esc,a:b.jsonl")
+	in := `{"seq":1,"kind":"job_submitted","job":"j","graph":{"vertices":[{"id":"s\u001b[2Jrc","operator":"x","parallelism":1}],"edges":[]}}` + "\n" +
+		`{"seq":2,"kind":"master_started","epoch":1,"master":"m"}` + "\n" +
+		`{"seq":3,"kind":"vertex_initialized","epoch":1,"vertex":"s\u001b[2Jrc","parallelism":1}` + "\n" +
+		`{"seq":4,"kind":"subtask_finished","epoch":1,"vertex":"s\u001b[2Jrc","subtask":0,"attempt":0,"worker":"w"}` + "\n"
+	if err := os.WriteFile(bad, []byte(in), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	r = runCLI(t, "validate", bad, "--format", "github").wantCode(t, 1)
+	if strings.Contains(r.stdout, "\x1b[") || !strings.Contains(r.stdout, `s\x1b[2Jrc`) || !strings.Contains(r.stdout, "esc%2Ca%3Ab.jsonl,line=4,") {
+		t.Errorf("annotations = %q, want the escape quoted, the file's ',' and ':' encoded and line=4", r.stdout)
 	}
 	if !strings.Contains(r.stdout, "::seq ") {
 		t.Errorf("annotations %q carry no seq", r.stdout)

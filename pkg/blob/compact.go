@@ -81,7 +81,8 @@ type SkippedSegment struct {
 //
 // Compact holds the log's compaction lock (CompactLockKey) while it runs:
 // a concurrent Compact of the same log returns an error wrapping
-// ErrCompacting. A log that does not start at seq 1 or has a gap between
+// ErrCompacting. A log without any segment is refused with ErrNoSegments.
+// A log that does not start at seq 1 or has a gap between
 // the names of its segments is refused with a *CorruptError before
 // anything is written; a segment that cannot be decoded (other than a torn
 // newest one) stops it with a *CorruptError; what it compacted before
@@ -137,6 +138,9 @@ func (c *compactor) run(ctx context.Context) error {
 	segs, _, err := c.log.listSegments(ctx)
 	if err != nil {
 		return err
+	}
+	if len(segs) == 0 {
+		return ErrNoSegments
 	}
 	epochs, err := c.log.Epochs(ctx)
 	if err != nil {

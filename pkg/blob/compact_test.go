@@ -214,6 +214,22 @@ func TestCompact_Corrupt(t *testing.T) {
 	}
 }
 
+// TestCompact_NoSegments: a log whose events/ was deleted is refused
+// (dry run or not), never reported as compacted.
+func TestCompact_NoSegments(t *testing.T) {
+	l, err := Create(ctx, uniqueMem("compact-nosegments"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	claim(t, l, 1, 1)
+	for _, dry := range []bool{false, true} {
+		res, err := Compact(ctx, l, CompactOptions{DryRun: dry})
+		if !errors.Is(err, ErrNoSegments) {
+			t.Fatalf("dry run %v: Compact = %+v, %v, want ErrNoSegments", dry, res, err)
+		}
+	}
+}
+
 // TestCompact_SizeCap splits a run whose covering segment would exceed
 // MaxSegmentBytes at a part boundary, and keeps every segment under it.
 func TestCompact_SizeCap(t *testing.T) {

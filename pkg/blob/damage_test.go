@@ -203,3 +203,56 @@ func TestReader_CheckCovered(t *testing.T) {
 		t.Fatalf("%d events before the error, want 30", len(got))
 	}
 }
+
+// TestSummary_Damaged: what ls shows of a damaged log is never the status
+// of a healthy one: a missing first segment, a gap, a flipped middle or
+// newest segment, and events/ deleted under epochs that promise events are
+// "damaged" with the problem named; a torn newest segment is "torn".
+func TestSummary_Damaged(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		damage func(t *testing.T, l *Log, keys []string)
+		status string
+		want   string
+	}{
+		{"first missing", func(t *testing.T, l *Log, keys []string) { deleteKey(t, l, keys[0]) }, "damaged", "seq 1 to 10"},
+		{"gap", func(t *testing.T, l *Log, keys []string) { deleteKey(t, l, keys[1]) }, "damaged", "seq 11 to 20 missing"},
+		{"first flipped", func(t *testing.T, l *Log, keys []string) { mangle(t, l, keys[0], flipMiddle) }, "damaged", keys0},
+		{"newest flipped", func(t *testing.T, l *Log, keys []string) { mangle(t, l, keys[2], flipMiddle) }, "damaged", keys2},
+		{"newest torn", func(t *testing.T, l *Log, keys []string) { mangle(t, l, keys[2], truncateHalf) }, "torn", keys2},
+		{"events deleted", func(t *testing.T, l *Log, keys []string) {
+			for _, k := range keys {
+				deleteKey(t, l, k)
+			}
+			claim(t, l, 2, 31)
+		}, "damaged", "seq 1 to 30 missing"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l, err := Create(ctx, uniqueMem("summary-damaged"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			claim(t, l, 1, 1)
+			keys := writeSegments(t, l, numbered(genEvents(30, 7), 1, 1), 10)
+			tc.damage(t, l, keys)
+			s, err := l.Summarize(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := strings.NewReplacer(keys0, keys[0], keys2, keys[2]).Replace(tc.want)
+			if s.Status != tc.status || !strings.Contains(s.Problem, want) {
+				t.Fatalf("summary = %+v, want status %s and a problem naming %q", s, tc.status, want)
+			}
+		})
+	}
+}
+
+// Stand-ins for the keys of the segments, replaced once they are known.
+const keys0, keys2 = "<key 0>", "<key 2>"
+
+func deleteKey(t *testing.T, l *Log, key string) {
+	t.Helper()
+	if err := l.store.delete(ctx, key); err != nil {
+		t.Fatal(err)
+	}
+}

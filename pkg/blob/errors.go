@@ -56,6 +56,11 @@ var (
 	// ErrCompacting reports that another compaction of the log holds its
 	// lock (CompactLockKey).
 	ErrCompacting = errors.New("jobevent/blob: another compaction is running")
+
+	// ErrNoSegments is returned by Compact for a log whose events/ holds
+	// no segment: deleted, or a master that has not flushed yet. There is
+	// nothing to compact, and a log that lost its events is not fine.
+	ErrNoSegments = errors.New("jobevent/blob: events/ holds no segment (deleted, or its master has not flushed yet): nothing to compact")
 )
 
 // errKeyTaken is what the store boundary returns when a create-once

@@ -115,6 +115,9 @@ func scanEpochStarts(r io.Reader, anySeq bool) (starts map[int32]int64, events i
 	}
 }
 
+// Line returns the line number (from 1) of the event Next returned last.
+func (r *JSONLReader) Line() int { return r.r.Line() }
+
 // Next returns the next event, or io.EOF after the last one. After an
 // error, Next keeps returning it.
 func (r *JSONLReader) Next() (format.Event, error) {

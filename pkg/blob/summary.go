@@ -28,7 +28,9 @@ type Summary struct {
 	LastModified time.Time `json:"last_modified"`
 	// Status is job_finished's status (finished, failed, canceled) when
 	// the newest segment ends with it, else "unfinished"; "empty" for a
-	// log without segments.
+	// log without segments; "damaged" when what was read shows corruption
+	// (Problem says what), "torn" when the newest segment is torn. A
+	// damaged log is never shown with the status of a healthy one.
 	Status   string `json:"status"`
 	Finished bool   `json:"finished"`
 	// Problem says what could not be read, e.g. a newest segment without
@@ -36,8 +38,8 @@ type Summary struct {
 	Problem string `json:"problem,omitempty"`
 }
 
-// Summarize returns the Summary of l. A log that does not exist is a
-// *NoLogError; a segment that cannot be decoded is not an error but a
+// Summarize returns the Summary of l. A log that does not exist (no
+// segment, no epoch object, no job.yaml) is a *NoLogError; a segment that cannot be decoded is not an error but a
 // Problem. Safe for concurrent use.
 func (l *Log) Summarize(ctx context.Context) (*Summary, error) {
 	segs, unknown, err := l.listSegments(ctx)
@@ -48,7 +50,7 @@ func (l *Log) Summarize(ctx context.Context) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(segs) == 0 {
+	if len(segs) == 0 && len(epochs) == 0 { // epoch objects make a log, even one that lost its events
 		ok, err := l.Exists(ctx)
 		if err != nil {
 			return nil, err
@@ -87,23 +89,56 @@ func (l *Log) Summarize(ctx context.Context) (*Summary, error) {
 		}
 	}
 	if len(plan.items) == 0 {
+		if err := missingStart(claimed); err != nil && s.Problem == "" {
+			s.Problem = err.Error()
+		}
+		s.Status = damagedStatus(s.Problem, "empty")
 		return s, nil
 	}
-	s.Status = "unfinished"
+	if err := checkNames(plan.items); err != nil && s.Problem == "" {
+		s.Problem = firstLine(err)
+	}
 	first, newest := plan.items[0], plan.items[len(plan.items)-1]
 	if e, err := l.firstEvent(ctx, first.Key); err == nil {
 		s.Job = e.Job
-	} else {
+	} else if s.Problem == "" {
 		s.Problem = firstLine(err)
 	}
+	s.Status = damagedStatus(s.Problem, "unfinished")
 	last, err := l.lastEvent(ctx, newest.Key)
 	switch {
+	case err != nil && errors.Is(err, format.ErrNoFooter) && s.Problem == "":
+		s.Problem, s.Status = firstLine(err), "torn"
 	case err != nil && s.Problem == "":
-		s.Problem = firstLine(err)
-	case err == nil && last.Kind == format.KindJobFinished && last.Seq <= newest.end():
+		s.Problem, s.Status = firstLine(err), "damaged"
+	case err == nil && s.Problem == "" && last.Kind == format.KindJobFinished && last.Seq <= newest.end():
 		s.Status, s.Finished = last.Status, true
 	}
 	return s, nil
+}
+
+// damagedStatus is "damaged" when there is a problem, else status.
+func damagedStatus(problem, status string) string {
+	if problem != "" {
+		return "damaged"
+	}
+	return status
+}
+
+// missingStart reports a log without segments whose epoch objects promise
+// events: an epoch that starts past seq 1 means seqs 1 to start-1 were
+// written and are gone.
+func missingStart(claimed map[int32]EpochInfo) error {
+	var worst EpochInfo
+	for _, e := range claimed {
+		if e.StartSeq > worst.StartSeq {
+			worst = e
+		}
+	}
+	if worst.StartSeq > 1 {
+		return fmt.Errorf("events/ holds no segment, but epoch %d starts at seq %d: seq 1 to %d missing", worst.Epoch, worst.StartSeq, worst.StartSeq-1)
+	}
+	return nil
 }
 
 func later(a, b time.Time) time.Time {

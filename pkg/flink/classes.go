@@ -2,10 +2,11 @@ package flink
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/jobevent/jobevent/pkg/flink/javaser"
+
+	"github.com/jobevent/jobevent/internal/quote"
 )
 
 // Class names of the Flink classes in job-events payloads.
@@ -37,6 +38,9 @@ type obj struct {
 
 // asObj checks that v is an object whose class is class or extends it.
 func asObj(v javaser.Value, class, path string) (obj, error) {
+	if v == nil {
+		return obj{path: path}, nil // null: Java reads on, every field at its default
+	}
 	o, ok := v.(*javaser.Object)
 	if !ok {
 		return obj{}, fmt.Errorf("%s is %s, want an object of %s", path, describe(v), class)
@@ -66,11 +70,28 @@ func describe(v javaser.Value) string {
 // path for error messages (only errors pay for it).
 func (b obj) value(name string) (javaser.Value, pathFunc, error) {
 	p := pathFunc{b.path, name}
+	if b.o == nil {
+		return nil, p, nil // a null object: every field at its default, as Java leaves them
+	}
 	v, ok := b.o.Field(name)
-	if !ok {
+	if !ok && !b.localField(name) {
 		return nil, p, fmt.Errorf("%s: no such field in %s", p, printable(b.o.Class.Name))
 	}
-	return v, p, nil
+	return v, p, nil // a local field the stream lacks is at its default, as in Java
+}
+
+// localField reports whether some class of b's hierarchy has a field
+// called name in Flink's classes (localClasses): a stream without it
+// leaves it at its default.
+func (b obj) localField(name string) bool {
+	for cd := b.o.Class; cd != nil; cd = cd.Super {
+		if lc := localClasses[cd.Name]; lc != nil {
+			if _, ok := lc.field(name); ok {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // pathFunc is a field's path, e.g. "ExecutionVertexFinishedEvent.ioMetrics",
@@ -84,6 +105,9 @@ func (b obj) int32(name string) (int32, error) {
 	if err != nil {
 		return 0, err
 	}
+	if v == nil {
+		return 0, nil // absent: the default
+	}
 	if i, ok := v.(int32); ok {
 		return i, nil
 	}
@@ -95,6 +119,9 @@ func (b obj) int64(name string) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
+	if v == nil {
+		return 0, nil // absent: the default
+	}
 	if i, ok := v.(int64); ok {
 		return i, nil
 	}
@@ -105,6 +132,9 @@ func (b obj) float64(name string) (float64, error) {
 	v, p, err := b.value(name)
 	if err != nil {
 		return 0, err
+	}
+	if v == nil {
+		return 0, nil // absent: the default
 	}
 	if f, ok := v.(float64); ok {
 		return f, nil
@@ -140,8 +170,24 @@ func (b obj) id(name string) (ID, error) {
 	return abstractID(v, p.String())
 }
 
+// isLocalID reports whether class is one of Flink's subclasses of
+// AbstractID that job events hold.
+func isLocalID(class string) bool {
+	switch class {
+	case "org.apache.flink.runtime.executiongraph.ExecutionGraphID", "org.apache.flink.runtime.jobgraph.JobVertexID",
+		"org.apache.flink.runtime.jobgraph.OperatorID", "org.apache.flink.runtime.jobgraph.IntermediateDataSetID":
+		return true
+	}
+	return false
+}
+
 // abstractID reads any subclass of org.apache.flink.util.AbstractID.
 func abstractID(v javaser.Value, path string) (ID, error) {
+	if o, ok := v.(*javaser.Object); ok && o.ClassData(classAbstractID) == nil && o.Class.Super != nil && isLocalID(o.Class.Name) {
+		// Its superclass descriptor names a class Java cannot load: Java
+		// drops that data and leaves AbstractID's fields at 0.
+		return ID{}, nil
+	}
 	o, err := asObj(v, classAbstractID, path)
 	if err != nil {
 		return ID{}, err
@@ -183,14 +229,5 @@ func shortName(class string) string {
 	return class[strings.LastIndexByte(class, '.')+1:]
 }
 
-// printable returns a name from a stream for an error message: as is when
-// it holds no control characters, else quoted, so that errors stay on one
-// line.
-func printable(s string) string {
-	for _, c := range s {
-		if c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0) || c == 0x2028 || c == 0x2029 {
-			return strconv.Quote(s)
-		}
-	}
-	return s
-}
+// printable returns a name from a stream for a message (quote.Name).
+func printable(s string) string { return quote.Name(s) }

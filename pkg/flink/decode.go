@@ -48,6 +48,13 @@ func decodePayload(typ int32, payload []byte, f *fastDecoder) (Event, error) {
 		if v == nil {
 			return nil, errSkipRecord
 		}
+		root := classInitialized
+		if typ == TypeVertexReset {
+			root = classReset
+		}
+		if err := javaCheck(v, root, false); err != nil {
+			return nil, err
+		}
 		if typ == TypeVertexReset {
 			return resetEvent(v)
 		}
@@ -121,6 +128,9 @@ func decodeFinished(p []byte, f *fastDecoder) (*VertexFinished, error) {
 	} else {
 		ev.ShuffleMasterSnapshot, err = javaser.DecodeObject(b3, nil)
 	}
+	if err == nil {
+		err = javaCheck(ev.ShuffleMasterSnapshot, "", true)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("shuffle master snapshot stream at payload byte %d: %w", at, err)
 	}
@@ -135,6 +145,9 @@ func decodeFinished(p []byte, f *fastDecoder) (*VertexFinished, error) {
 func decodeFinishedEvent(b []byte) (*VertexFinished, error) {
 	v, err := javaser.DecodeObject(b, nil)
 	if err != nil {
+		return nil, err
+	}
+	if err := javaCheck(v, classFinished, false); err != nil {
 		return nil, err
 	}
 	return finishedEvent(v)
@@ -220,6 +233,9 @@ func location(l obj) (TaskManagerLocation, error) {
 	v, p, err := l.value("inetAddress")
 	if err != nil {
 		return loc, err
+	}
+	if v == nil {
+		return loc, nil // null: Java reads on
 	}
 	ia, err := javaser.AsInetAddress(v)
 	if err != nil {
@@ -317,6 +333,9 @@ func accumulators(e obj) ([]Accumulator, error) {
 func coordinatorSnapshots(b []byte) ([]CoordinatorSnapshot, error) {
 	v, err := javaser.DecodeObject(b, nil)
 	if err != nil {
+		return nil, err
+	}
+	if err := javaCheck(v, "java.util.Map", false); err != nil {
 		return nil, err
 	}
 	entries, err := javaser.AsMap(v)

@@ -2,6 +2,7 @@ package flink
 
 import (
 	"encoding/binary"
+	"math"
 	"sync"
 
 	"github.com/jobevent/jobevent/pkg/flink/javaser"
@@ -35,6 +36,8 @@ type fastDecoder struct {
 	// ranges are the IndexRanges of a type 3 stream read so far, by
 	// handle, for the references to them.
 	ranges []handleRange
+	// validDescs are descriptors javaValid found to pass Java's checks.
+	validDescs map[*javaser.ClassDesc]bool
 }
 
 type handleRange struct {
@@ -183,7 +186,9 @@ func (f *fastDecoder) hashMap() int {
 // hashMapSize reads the fields of a HashMap begun and the size its
 // writeObject wrote.
 func (f *fastDecoder) hashMapSize() int {
-	f.int32() // loadFactor
+	if lf := math.Float32frombits(uint32(f.int32())); lf <= 0 || lf != lf {
+		f.failed = true // HashMap.readObject refuses it: the generic reader says why
+	}
 	f.int32() // threshold
 	return f.blockInt32s(8)
 }
@@ -265,7 +270,9 @@ func (f *fastDecoder) arrayList() int {
 	if !f.begin(&shapeArrayList) {
 		return 0
 	}
-	f.int32() // size, written again in the block
+	if f.int32() < 0 { // size, written again in the block
+		f.failed = true // ArrayList.readObject refuses it
+	}
 	return f.blockInt32s(4)
 }
 

@@ -24,7 +24,7 @@ func (f *fastDecoder) finished(b []byte) (*VertexFinished, bool) {
 	ev.Location = f.location()
 	ev.Accumulators = f.accumulators()
 	f.end()
-	return ev, !f.failed
+	return ev, !f.failed && f.javaValid()
 }
 
 func (f *fastDecoder) attemptID() (id ExecutionAttemptID) {
@@ -149,10 +149,15 @@ func (f *fastDecoder) inetAddress() javaser.InetAddress {
 	if !f.match(&shapeInet4, h.Class) {
 		v, err := f.d.FinishObject(h)
 		f.check(err)
+		if err == nil && javaCheck(v, "java.net.InetAddress", false) != nil {
+			f.failed = true // the generic reader says what Java says
+		}
 		return f.asInetAddress(v)
 	}
 	a := f.int32()
-	f.int32() // family
+	if fam := f.int32(); fam != 1 && fam != 2 {
+		f.failed = true // InetAddress.readObject refuses it
+	}
 	ia := javaser.InetAddress{HostName: f.string()}
 	if !f.failed {
 		f.check(f.d.SkipAnnotation())
@@ -223,7 +228,7 @@ func (f *fastDecoder) coordinatorSnapshots(b []byte) ([]CoordinatorSnapshot, boo
 		out = append(out, s)
 	}
 	f.endMap()
-	return out, !f.failed
+	return out, !f.failed && f.javaValid()
 }
 
 // vertexReset reads the stream of a type 2 record.
@@ -239,7 +244,7 @@ func (f *fastDecoder) vertexReset(b []byte) (*VertexReset, bool) {
 	}
 	f.endMap()
 	f.end()
-	return ev, !f.failed
+	return ev, !f.failed && f.javaValid()
 }
 
 // jobVertexInitialized reads the stream of a type 3 record.
@@ -272,7 +277,7 @@ func (f *fastDecoder) jobVertexInitialized(b []byte) (*JobVertexInitialized, boo
 		f.endAnyMap(kind)
 	}
 	f.end()
-	return ev, !f.failed
+	return ev, !f.failed && f.javaValid()
 }
 
 // subtaskInput reads an ExecutionVertexInputInfo in Flink 1.20's form or

@@ -72,7 +72,7 @@ func subtaskInput(o obj) (SubtaskInput, error) {
 	if s.SubtaskIndex, err = o.int32("subtaskIndex"); err != nil {
 		return s, err
 	}
-	if _, ok := o.o.Field("partitionIndexRange"); ok { // Flink 1.20
+	if _, ok := o.o.Field("partitionIndexRange"); ok || o.o == nil { // Flink 1.20 (or null)
 		var g ConsumedGroup
 		if g.Partitions, err = o.indexRange("partitionIndexRange"); err != nil {
 			return s, err

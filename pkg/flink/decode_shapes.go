@@ -1,6 +1,10 @@
 package flink
 
-import "github.com/jobevent/jobevent/pkg/flink/javaser"
+import (
+	"slices"
+
+	"github.com/jobevent/jobevent/pkg/flink/javaser"
+)
 
 // The class descriptors the typed reader (decode_fast.go) reads without
 // building Values: each the exact form Flink (or the JDK) writes, a class
@@ -103,6 +107,9 @@ func (s *shape) matches(cd *javaser.ClassDesc) bool {
 func (s *shape) matchesOwn(cd *javaser.ClassDesc) bool {
 	if cd.Name != s.name || cd.Flags != s.flags || len(cd.Fields) != len(s.fields) {
 		return false
+	}
+	if lc := localClasses[s.name]; lc == nil || (lc.suids != nil && !slices.Contains(lc.suids, cd.SerialVersionUID)) {
+		return false // the generic reader's javaCheck says what Java says
 	}
 	for i, f := range s.fields {
 		if cd.Fields[i].Type != f.typ || cd.Fields[i].Name != f.name {

@@ -1,11 +1,14 @@
 package flink
 
 import (
+	"bytes"
+	"encoding/binary"
 	"errors"
 	"io"
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -86,5 +89,79 @@ func FuzzDecodePayload(f *testing.F) {
 	fd := new(fastDecoder)
 	f.Fuzz(func(t *testing.T, typ byte, payload []byte) {
 		compareDecoders(t, fd, "payload", int32(typ%4), payload)
+	})
+}
+
+// lengthFields returns the offsets of the length fields of data read as a
+// job-events file: each record's payload length and, in type 1 records,
+// the lengths of its three blobs.
+func lengthFields(data []byte) []int {
+	var offs []int
+	for off := 0; off+8 <= len(data); {
+		typ := int32(binary.BigEndian.Uint32(data[off:]))
+		n := int(int32(binary.BigEndian.Uint32(data[off+4:])))
+		offs = append(offs, off+4)
+		if n < 0 || n > len(data)-off-8 {
+			break
+		}
+		if typ == TypeVertexFinished {
+			for p := off + 8; p+4 <= off+8+n && len(offs) < 1<<16; {
+				offs = append(offs, p)
+				m := int(int32(binary.BigEndian.Uint32(data[p:])))
+				if m < 0 || m > off+8+n-p-4 {
+					break
+				}
+				p += 4 + m
+			}
+		}
+		off += 8 + n
+	}
+	return offs
+}
+
+// FuzzReaderLengths reads real job-events files with one length field (a
+// record's, or a blob's inside a type 1 record) replaced by a claimed
+// length: no input panics, the damage is a torn record or a one-line
+// *CorruptError, and what is allocated is bounded by the file's size,
+// never by the length claimed.
+func FuzzReaderLengths(f *testing.F) {
+	files, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "flink", "*", "*", "job-events*", "events.*"))
+	for i, file := range files {
+		if b, err := os.ReadFile(file); err == nil {
+			f.Add(b, uint16(i), uint32(0x7fffffff))
+			f.Add(b, uint16(i+1), uint32(len(b)))
+			f.Add(b, uint16(i+2), uint32(0x80000000))
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte, which uint16, claim uint32) {
+		offs := lengthFields(data)
+		if len(offs) == 0 {
+			return
+		}
+		data = bytes.Clone(data)
+		binary.BigEndian.PutUint32(data[offs[int(which)%len(offs)]:], claim)
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		r, err := NewReader(fstest.MapFS{"events.0": {Data: data}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for {
+			_, err := r.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				var ce *CorruptError
+				if !errors.As(err, &ce) || strings.Contains(err.Error(), "\n") {
+					t.Fatalf("error %q is not a one-line *CorruptError", err)
+				}
+				break
+			}
+		}
+		runtime.ReadMemStats(&after)
+		if got, bound := after.TotalAlloc-before.TotalAlloc, uint64(64*len(data)+8<<20); got > bound {
+			t.Fatalf("allocated %d bytes reading %d bytes (claimed %d), more than %d", got, len(data), claim, bound)
+		}
 	})
 }

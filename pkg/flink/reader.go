@@ -24,6 +24,13 @@ const FilePrefix = "events."
 // holds.
 const maxChunk = 1 << 20
 
+// jobManagerHeap is the heap of a JobManager with Flink's default memory
+// settings (jobmanager.memory.process.size 1600m): FileSystemJobEventStore
+// allocates a record's claimed length before it reads the payload, so a
+// claim this large fails the replay (OutOfMemoryError) whatever the file
+// holds, where a smaller claim past the end of the file is a torn record.
+const jobManagerHeap = 1 << 30
+
 // Record is one record of a job-events file with its decoded payload.
 type Record struct {
 	// Seq is the record's ordinal among the records returned, from 1.
@@ -49,6 +56,7 @@ type Reader struct {
 	br       *bufio.Reader
 	name     string
 	off      int64
+	size     int64 // of the open file when opened; -1 if unknown
 	seq      int64
 	warnings []Warning
 	err      error
@@ -167,7 +175,10 @@ func (r *Reader) open(name string) error {
 	if err != nil {
 		return fmt.Errorf("open %s: %w", name, err)
 	}
-	r.f, r.br, r.name, r.off = f, bufio.NewReaderSize(f, 64<<10), name, 0
+	r.f, r.br, r.name, r.off, r.size = f, bufio.NewReaderSize(f, 64<<10), name, 0, -1
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+		r.size = st.Size()
+	}
 	return nil
 }
 
@@ -207,6 +218,18 @@ func (r *Reader) readRecord() (*Record, error) {
 	if length < 0 {
 		return nil, &CorruptError{File: r.name, Offset: start, Err: fmt.Errorf("record of type %d has length %d", typ, length)}
 	}
+	if length >= jobManagerHeap {
+		return nil, &CorruptError{File: r.name, Offset: start, Err: fmt.Errorf(
+			"record of type %d claims %d bytes: Flink allocates them before reading and its JobManager (default heap %d MiB) fails with OutOfMemoryError", typ, length, jobManagerHeap>>20)}
+	}
+	if left := r.size - r.off; r.size >= 0 && int64(length) > left {
+		// Flink's readFully meets the end of the file: the record is torn.
+		// The claimed length is checked against the bytes left before
+		// anything is allocated or read.
+		r.warn(WarnTorn, start, "record of type %d cut short: payload of %d bytes, %d in the file; Flink ignores the rest of this file",
+			typ, length, max(left, 0))
+		return nil, errEndOfFile
+	}
 	payload, err := r.readPayload(int(length))
 	if err == io.ErrUnexpectedEOF {
 		r.warn(WarnTorn, start, "record of type %d cut short: payload of %d bytes, %d in the file; Flink ignores the rest of this file",
@@ -241,7 +264,8 @@ func (r *Reader) decodeFailed(start int64, typ int32, err error) error {
 	return &CorruptError{File: r.name, Offset: start, Err: fmt.Errorf("type %d record: %w", typ, err)}
 }
 
-// readPayload reads n bytes, allocating as the bytes arrive. It returns
+// readPayload reads n bytes, allocating as the bytes arrive (for a file
+// whose size is unknown, a claimed length is only bounded this way). It returns
 // io.ErrUnexpectedEOF, with the bytes read, when the file ends first.
 func (r *Reader) readPayload(n int) ([]byte, error) {
 	buf := make([]byte, 0, min(n, maxChunk))

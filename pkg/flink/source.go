@@ -79,7 +79,7 @@ func Open(fsys fs.FS, opts Options) (*Log, error) {
 	l.assignEpochs(files, fileGraph)
 	l.warns = r.Warnings()
 	if l.count == 0 {
-		return nil, fmt.Errorf("%w: no records (Flink has nothing to recover from it)", ErrNoEvents)
+		return nil, noRecords(l.warns)
 	}
 	l.graph, l.names, l.notes, err = g.graph(opts)
 	if err != nil {
@@ -106,8 +106,23 @@ func (l *Log) assignEpochs(files []string, fileGraph map[string]string) {
 	}
 }
 
-// ErrNoEvents reports a job-events directory without a single record.
-var ErrNoEvents = errors.New("jobevent/flink: empty job-events directory")
+// ErrNoEvents reports a job-events directory without a single record to
+// read: empty, or whose records are all torn or behind a numbering gap.
+var ErrNoEvents = errors.New("jobevent/flink: no record to read in the job-events directory")
+
+// noRecords says why a directory gave no record: empty, or torn or gapped,
+// naming the file the first warning is about.
+func noRecords(warns []Warning) error {
+	for _, w := range warns {
+		switch w.Kind {
+		case WarnTorn:
+			return fmt.Errorf("%w: torn, not empty: %s (Flink has nothing to recover from it)", ErrNoEvents, w)
+		case WarnGap:
+			return fmt.Errorf("%w: gapped, not empty: %s (Flink has nothing to recover from it)", ErrNoEvents, w)
+		}
+	}
+	return fmt.Errorf("%w: empty (Flink has nothing to recover from it)", ErrNoEvents)
+}
 
 // Graph returns the job graph derived from the log and the plan.
 func (l *Log) Graph() *format.Graph { return l.graph }

@@ -8,9 +8,11 @@ import (
 	"time"
 )
 
-// MaxJSONLine is the longest line, in bytes, that JSONReader accepts. It is
-// a guard against unbounded memory, far above any real event.
-const MaxJSONLine = 256 << 20
+// MaxJSONLine is the longest line, in bytes, that JSONReader accepts: 64
+// MiB, over four times the largest segment a log may hold. A longer line
+// is refused as soon as its first MaxJSONLine bytes are read, so reading
+// one never holds more than about that much.
+const MaxJSONLine = 64 << 20
 
 // ErrSyntax is matched by every *SyntaxError: errors.Is(err, ErrSyntax).
 var ErrSyntax = errors.New("jobevent/format: syntax error")
@@ -103,6 +105,10 @@ func (r *JSONReader) Next() (Event, error) {
 	}
 }
 
+// Line returns the number (from 1) of the line of the event Next returned
+// last, or of the line Next failed on; 0 before the first call.
+func (r *JSONReader) Line() int { return r.line }
+
 // readLine returns the next line without its '\n' (the slice is valid until
 // the next call).
 func (r *JSONReader) readLine() ([]byte, error) {
@@ -111,20 +117,27 @@ func (r *JSONReader) readLine() ([]byte, error) {
 		chunk, err := r.r.ReadSlice('\n')
 		switch {
 		case err == nil:
-			r.line++
 			if len(r.long) > 0 {
+				if err := r.tooLong(len(chunk) - 1); err != nil {
+					return nil, err
+				}
+				r.line++
 				r.long = append(r.long, chunk[:len(chunk)-1]...)
 				return r.long, nil
 			}
+			r.line++
 			return chunk[:len(chunk)-1], nil
 		case errors.Is(err, bufio.ErrBufferFull):
-			if len(r.long)+len(chunk) > MaxJSONLine {
-				return nil, &SyntaxError{Line: r.line + 1, Err: fmt.Errorf("line longer than %d bytes", MaxJSONLine)}
+			if err := r.tooLong(len(chunk)); err != nil {
+				return nil, err
 			}
-			r.long = append(r.long, chunk...)
+			r.long = appendBounded(r.long, chunk)
 		case err == io.EOF:
 			if len(r.long) == 0 && len(chunk) == 0 {
 				return nil, io.EOF
+			}
+			if err := r.tooLong(len(chunk)); err != nil {
+				return nil, err
 			}
 			r.line++
 			r.long = append(r.long, chunk...)
@@ -133,6 +146,27 @@ func (r *JSONReader) readLine() ([]byte, error) {
 			return nil, fmt.Errorf("format: read json line %d: %w", r.line+1, err)
 		}
 	}
+}
+
+// tooLong returns the error for the line being read when n more bytes
+// would take it past MaxJSONLine.
+func (r *JSONReader) tooLong(n int) error {
+	if len(r.long)+n <= MaxJSONLine {
+		return nil
+	}
+	return &SyntaxError{Line: r.line + 1, Err: fmt.Errorf("line longer than %d bytes (%d MiB, the limit of a JSONL line)", MaxJSONLine, MaxJSONLine>>20)}
+}
+
+// appendBounded appends chunk to long, growing it by doubling but never
+// past MaxJSONLine plus one buffer, so that a line near the limit does not
+// hold twice the limit.
+func appendBounded(long, chunk []byte) []byte {
+	if need := len(long) + len(chunk); need > cap(long) {
+		grown := make([]byte, len(long), min(max(2*cap(long), need), MaxJSONLine+len(chunk)))
+		copy(grown, long)
+		long = grown
+	}
+	return append(long, chunk...)
 }
 
 func isBlank(b []byte) bool {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -264,7 +265,7 @@ func TestJSONReader_Strings(t *testing.T) {
 }
 
 func TestJSONReader_LongLine(t *testing.T) {
-	long := strings.Repeat("x", 65<<20)
+	long := strings.Repeat("x", MaxJSONLine-100) // the line just under the limit
 	in := `{"kind":"job_finished","status":"failed","error":"` + long + `"}` + "\n" + `{"kind":"snapshot"}`
 	r := NewJSONReader(strings.NewReader(in))
 	e, err := r.Next()
@@ -293,3 +294,37 @@ func TestJSONReader_ReadError(t *testing.T) {
 type failReader struct{ err error }
 
 func (f *failReader) Read([]byte) (int, error) { return 0, f.err }
+
+// endlessLine is a reader of one line of n bytes of 'a', never held whole.
+type endlessLine struct{ n int64 }
+
+func (r *endlessLine) Read(p []byte) (int, error) {
+	if r.n <= 0 {
+		return 0, io.EOF
+	}
+	k := min(int64(len(p)), r.n)
+	for i := range p[:k] {
+		p[i] = 'a'
+	}
+	r.n -= k
+	return int(k), nil
+}
+
+// TestJSONReader_LineLimit: a line over MaxJSONLine is refused with an
+// error naming its line and the limit, holding no more than about the
+// limit while it is read.
+func TestJSONReader_LineLimit(t *testing.T) {
+	in := io.MultiReader(strings.NewReader("\n"), &endlessLine{n: 300 << 20})
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	_, err := NewJSONReader(in).Next()
+	runtime.ReadMemStats(&after)
+	var se *SyntaxError
+	if !errors.As(err, &se) || se.Line != 2 || !strings.Contains(err.Error(), "64 MiB, the limit of a JSONL line") {
+		t.Fatalf("Next = %v, want a syntax error on line 2 naming the limit", err)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 3*MaxJSONLine {
+		t.Errorf("allocated %d MiB to refuse a 300 MiB line, want at most %d MiB", got>>20, 3*MaxJSONLine>>20)
+	}
+}

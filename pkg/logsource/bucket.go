@@ -282,3 +282,15 @@ func logsBelow(ctx context.Context, r *resolved) []string {
 	}
 	return out
 }
+
+// Line returns the line of the event read last (replay.Liner), for the
+// findings of validate and CI annotations.
+func (s *jsonlSource) Line() int {
+	if l, ok := s.Source.(replay.Liner); ok {
+		return l.Line()
+	}
+	return 0
+}
+
+// Line returns the line of the event read last.
+func (r *namedJSONReader) Line() int { return r.r.Line() }

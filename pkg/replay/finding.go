@@ -54,6 +54,9 @@ type Finding struct {
 	Key      string `json:"key"`
 	Rule     string `json:"rule"`
 	Message  string `json:"message"`
+	// Line is the line of a JSONL file the event is on (a Liner source),
+	// 0 when unknown; for CI annotations (not in the JSON form).
+	Line int `json:"-"`
 }
 
 // String reads like "error seq 7 seq-order: seq 9 after 7, want 8".

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/jobevent/jobevent/internal/quote"
 	"github.com/jobevent/jobevent/pkg/format"
 )
 
@@ -47,6 +48,7 @@ var flinkSkippedRules = map[string]bool{
 type validator struct {
 	src     Source
 	keyer   Keyer
+	liner   Liner
 	noticer Noticer
 	claimer Claimer
 	max     int
@@ -56,6 +58,7 @@ type validator struct {
 	findings []Finding
 	stopped  bool   // too many findings
 	key      string // key of the current event
+	line     int    // line of the current event (a Liner source), 0 if unknown
 
 	events    int64 // events kept (not fenced)
 	lastSeq   int64
@@ -98,6 +101,7 @@ func newValidator(src Source, opts ValidateOptions) *validator {
 		v.max = defaultMaxFindings
 	}
 	v.keyer, _ = src.(Keyer)
+	v.liner, _ = src.(Liner)
 	v.noticer, _ = src.(Noticer)
 	v.claimer, _ = src.(Claimer)
 	return v
@@ -122,13 +126,31 @@ func (v *validator) run() {
 		if v.keyer != nil {
 			v.key = v.keyer.Key()
 		}
+		if v.liner != nil {
+			v.line = v.liner.Line()
+		}
 		v.event(&e)
 	}
 }
 
 // report records a finding about the current event.
 func (v *validator) report(sev string, seq int64, rule, format string, args ...any) {
-	v.add(Finding{Severity: sev, Seq: seq, Key: v.key, Rule: rule, Message: fmt.Sprintf(format, args...)})
+	v.add(Finding{Severity: sev, Seq: seq, Key: v.key, Rule: rule, Message: fmt.Sprintf(format, args...), Line: v.line})
+}
+
+// Liner is implemented by sources of text files (a JSONL log): Line
+// returns the line number (from 1) of the event Next returned last.
+// Validate puts it in the findings about that event.
+type Liner interface {
+	Line() int
+}
+
+// safe returns f with the text that may quote bytes from the log (the
+// message and the object key) escaped (quote.Line): findings go to
+// terminals, tables and CI annotations.
+func safe(f Finding) Finding {
+	f.Message, f.Key = quote.Line(f.Message), quote.Line(f.Key)
+	return f
 }
 
 func (v *validator) errorf(e *format.Event, rule, format string, args ...any) {
@@ -146,7 +168,7 @@ func (v *validator) add(f Finding) {
 			Message: fmt.Sprintf(findingsTruncatedTemplate, v.max)})
 		v.stopped = true
 	default:
-		v.findings = append(v.findings, f)
+		v.findings = append(v.findings, safe(f))
 	}
 }
 
@@ -195,6 +217,9 @@ func (v *validator) sourceError(err error) {
 		f.Key = ok.ObjectKey()
 	case f.Rule == RuleSyntax && v.keyer != nil:
 		f.Key = v.keyer.Key() // a JSONL source: the file
+	}
+	if se := (*format.SyntaxError)(nil); errors.As(err, &se) {
+		f.Line = se.Line
 	}
 	if v.lastSeq > 0 {
 		f.Message = fmt.Sprintf("after seq %d: %s", v.lastSeq, f.Message)

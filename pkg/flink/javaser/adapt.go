@@ -163,9 +163,9 @@ func AsInetAddress(v Value) (InetAddress, error) {
 		return inet6(o, ia)
 	}
 	a, ok := fieldOf(o, "java.net.InetAddress", "address").(int32)
-	if !ok {
-		return ia, badForm(o, "no int field address")
-	}
+	if !ok && fieldOf(o, "java.net.InetAddress", "address") != nil {
+		return ia, badForm(o, "address is not an int")
+	} // absent: InetAddress.readObject's GetField default, 0
 	var b [4]byte
 	binary.BigEndian.PutUint32(b[:], uint32(a))
 	ia.Addr = netip.AddrFrom4(b)

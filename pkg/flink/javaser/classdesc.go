@@ -125,6 +125,9 @@ func (d *Decoder) readFields(class string) ([]Field, error) {
 	if err != nil {
 		return nil, err
 	}
+	if n >= 0x8000 {
+		n = 0 // ObjectInputStream reads a signed short: a negative count is no field
+	}
 	// A field takes at least 3 bytes: its type code and a name length.
 	if left := len(d.buf) - d.pos; int(n)*3 > left {
 		return nil, d.truncated(start, "%d fields of %s cannot fit in %d bytes", n, printable(class), left)

@@ -3,7 +3,8 @@ package javaser
 import (
 	"errors"
 	"fmt"
-	"strconv"
+
+	quotes "github.com/jobevent/jobevent/internal/quote"
 )
 
 // Sentinel errors of the package. Decoding errors are *DecodeError values
@@ -79,14 +80,5 @@ func describeThrowable(v Value) string {
 	return printable(o.Class.Name)
 }
 
-// printable returns s for messages: as is when it holds no control
-// characters, else quoted, so that an error stays on one line whatever
-// names the stream holds.
-func printable(s string) string {
-	for _, c := range s {
-		if c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0) || c == 0x2028 || c == 0x2029 {
-			return strconv.Quote(s)
-		}
-	}
-	return s
-}
+// printable returns a name from a stream for a message (quote.Name).
+func printable(s string) string { return quotes.Name(s) }

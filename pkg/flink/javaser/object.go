@@ -188,7 +188,7 @@ func (d *Decoder) readArray() (Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	if desc == nil || len(desc.Name) < 2 || desc.Name[0] != '[' {
+	if desc == nil {
 		return nil, d.malformed(start, "array of %s", descName(desc))
 	}
 	if d.skip {
@@ -203,15 +203,12 @@ func (d *Decoder) readArray() (Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	elem := desc.Name[1]
-	if elem == 'L' || elem == '[' {
+	elem := arrayElem(desc.Name)
+	if elem == 'L' {
 		arr.Data, err = d.readObjectElements(at, n)
 		return arr, err
 	}
 	size := primSize[elem]
-	if size == 0 {
-		return nil, d.malformed(start, "array class %q", desc.Name)
-	}
 	if left := len(d.buf) - d.pos; int64(n)*int64(size) > int64(left) {
 		return nil, d.truncated(at, "array of %d %s needs %d bytes, %d left", n, printable(desc.Name), int64(n)*int64(size), left)
 	}
@@ -219,6 +216,18 @@ func (d *Decoder) readArray() (Value, error) {
 	d.pos += n * size
 	arr.Data = primArray(elem, b, n)
 	return arr, nil
+}
+
+// arrayElem returns the type code of the elements of an array of class
+// name: a primitive's, or 'L' for objects and arrays. A name that is not
+// an array class's (one ObjectInputStream cannot resolve) is 'L': Java
+// reads the elements of such an array as objects, and the class error is
+// the reader's to raise (ClassNotFoundException).
+func arrayElem(name string) byte {
+	if len(name) >= 2 && name[0] == '[' && primSize[name[1]] != 0 {
+		return name[1]
+	}
+	return 'L'
 }
 
 // skipArray reads, in skip mode, the rest of the array at start.
@@ -231,17 +240,14 @@ func (d *Decoder) skipArray(start int, desc *ClassDesc) error {
 	if err != nil {
 		return err
 	}
-	elem := desc.Name[1]
-	if elem == 'L' || elem == '[' {
+	elem := arrayElem(desc.Name)
+	if elem == 'L' {
 		if left := len(d.buf) - d.pos; n > left {
 			return d.truncated(at, "array of %d objects, %d bytes left", n, left)
 		}
 		return d.skipElements(n)
 	}
 	size := primSize[elem]
-	if size == 0 {
-		return d.malformed(start, "array class %q", desc.Name)
-	}
 	if left := len(d.buf) - d.pos; int64(n)*int64(size) > int64(left) {
 		return d.truncated(at, "array of %d %s needs %d bytes, %d left", n, printable(desc.Name), int64(n)*int64(size), left)
 	}

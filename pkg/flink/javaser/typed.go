@@ -306,3 +306,15 @@ func (d *Decoder) ReadEndBlockData() error {
 	d.pos++
 	return nil
 }
+
+// ClassDescs returns the class descriptors of the stream read so far, in
+// handle order (proxies included).
+func (d *Decoder) ClassDescs() []*ClassDesc {
+	var out []*ClassDesc
+	for _, h := range d.handles {
+		if cd, ok := h.(*ClassDesc); ok {
+			out = append(out, cd)
+		}
+	}
+	return out
+}

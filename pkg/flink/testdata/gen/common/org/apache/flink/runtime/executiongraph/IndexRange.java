@@ -1,6 +1,10 @@
 package org.apache.flink.runtime.executiongraph;
 
 public class IndexRange implements java.io.Serializable {
+    // The serialVersionUID real Flink 1.20 computes for its class, so that
+    // the stream is the one Flink writes.
+    private static final long serialVersionUID = -7381885467287327710L;
+
     protected final int startIndex;
     protected final int endIndex;
 

@@ -23,6 +23,8 @@ public class TaskManagerLocation implements java.io.Serializable {
     public interface HostNameSupplier extends java.io.Serializable {}
 
     public static class DefaultHostNameSupplier implements HostNameSupplier {
+        // The serialVersionUID real Flink 1.20 computes for its class.
+        private static final long serialVersionUID = 7376258544554052335L;
         private final InetAddress inetAddress;
         private String hostName;
         private String fqdnHostName;

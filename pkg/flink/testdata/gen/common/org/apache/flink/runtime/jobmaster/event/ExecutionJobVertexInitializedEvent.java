@@ -6,6 +6,10 @@ import org.apache.flink.runtime.jobgraph.IntermediateDataSetID;
 import org.apache.flink.runtime.jobgraph.JobVertexID;
 
 public class ExecutionJobVertexInitializedEvent implements JobEvent {
+    // The serialVersionUID real Flink 1.20 computes for its class, so that
+    // the stream is the one Flink writes.
+    private static final long serialVersionUID = 9156262402071828178L;
+
     private final JobVertexID jobVertexId;
     private final int parallelism;
     private final Map<IntermediateDataSetID, JobVertexInputInfo> jobVertexInputInfos;

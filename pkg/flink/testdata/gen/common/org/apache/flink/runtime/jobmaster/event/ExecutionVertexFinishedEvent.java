@@ -6,6 +6,10 @@ import org.apache.flink.runtime.executiongraph.IOMetrics;
 import org.apache.flink.runtime.taskmanager.TaskManagerLocation;
 
 public class ExecutionVertexFinishedEvent implements JobEvent {
+    // The serialVersionUID real Flink 1.20 computes for its class, so that
+    // the stream is the one Flink writes.
+    private static final long serialVersionUID = 462424865898416179L;
+
     private final ExecutionAttemptID executionAttemptId;
     private final TaskManagerLocation taskManagerLocation;
     private transient Map<Object, Object> operatorCoordinatorSnapshotFutures;
