@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/jobevent/jobevent/internal/flinkfixture"
 )
 
 // BenchmarkFlinkDryRun is "jobevent replay DIR --dry-run --format json" on
@@ -14,7 +16,7 @@ import (
 // records repeated after them, through the whole command (recognition,
 // both reads of the files, fold, plan, JSON).
 func BenchmarkFlinkDryRun(b *testing.B) {
-	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "flink", "1.20.5", "rebalance-hash", "job-events", "events.0"))
+	data, err := os.ReadFile(filepath.Join(flinkfixture.Find(b, "rebalance-hash").JobEvents, "events.0"))
 	if err != nil {
 		b.Skip("no real Flink job-events files")
 	}

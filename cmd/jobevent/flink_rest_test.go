@@ -24,7 +24,7 @@ func TestFlinkReplay_REST(t *testing.T) {
 		Job string   `json:"job_id"`
 		TMs []string `json:"taskmanagers"`
 	}
-	data, err := os.ReadFile(filepath.Join(dir, "truth.json"))
+	data, err := os.ReadFile(dir.Truth)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +34,7 @@ func TestFlinkReplay_REST(t *testing.T) {
 	if len(tr.LostTaskManagers) == 0 {
 		t.Fatal("the scenario stops no TaskManager")
 	}
-	plan, err := os.ReadFile(filepath.Join(dir, "plan.json"))
+	plan, err := os.ReadFile(dir.Plan)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func TestFlinkReplay_REST(t *testing.T) {
 		}
 	}
 	r := runCLI(t, args...).wantCode(t, 0)
-	checkTruth(t, r.stdout, tr)
+	checkTruth(t, dir, r.stdout, tr)
 	for _, tm := range tr.LostTaskManagers {
 		if !strings.Contains(r.stderr, "TaskManager "+tm+" ran finished subtasks and is not registered") {
 			t.Errorf("stderr does not say that %s is lost:\n%s", tm, r.stderr)

@@ -6,37 +6,28 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
+
+	"github.com/jobevent/jobevent/internal/flinkfixture"
 )
 
-// flinkRoot is the committed real Flink logs (testdata/flink), or
-// $JOBEVENT_FLINK_ROOT (a fresh harness run).
-func flinkScenarios(t *testing.T) []string {
+// flinkScenarios returns the real Flink logs: the committed ones
+// (testdata/flink), or $JOBEVENT_FLINK_ROOT (a fresh harness run).
+func flinkScenarios(t *testing.T) []flinkfixture.Scenario {
 	t.Helper()
-	root := filepath.Join("..", "..", "testdata", "flink")
-	if r := os.Getenv("JOBEVENT_FLINK_ROOT"); r != "" {
-		root = r
-	}
-	dirs, _ := filepath.Glob(filepath.Join(root, "*", "*", "truth.json"))
-	if len(dirs) == 0 {
-		t.Skipf("no real Flink logs (truth.json) under %s", root)
-	}
-	for i := range dirs {
-		dirs[i] = filepath.Dir(dirs[i])
-	}
-	return dirs
+	return flinkfixture.Scenarios(t)
 }
 
 // copyFlinkLog copies the job-events directory of a scenario to a temp dir.
-func copyFlinkLog(t *testing.T, scenario string) string {
+func copyFlinkLog(t *testing.T, scenario flinkfixture.Scenario) string {
 	t.Helper()
 	dst := filepath.Join(t.TempDir(), "job-events")
 	if err := os.MkdirAll(dst, 0o777); err != nil {
 		t.Fatal(err)
 	}
-	files, _ := filepath.Glob(filepath.Join(scenario, "job-events", "events.*"))
-	for _, f := range files {
+	for _, f := range flinkfixture.EventsFiles(scenario.JobEvents) {
 		data, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
@@ -63,9 +54,9 @@ type flinkTruth struct {
 }
 
 // readTruth reads a scenario's truth.json.
-func readTruth(t *testing.T, dir string) flinkTruth {
+func readTruth(t *testing.T, sc flinkfixture.Scenario) flinkTruth {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(dir, "truth.json"))
+	data, err := os.ReadFile(sc.Truth)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,8 +69,8 @@ func readTruth(t *testing.T, dir string) flinkTruth {
 
 // truthFlags are the flags a scenario's dry run takes: the plan, the
 // sources without batch snapshots, and the stopped TaskManagers.
-func truthFlags(dir string, tr flinkTruth) (side, lost []string) {
-	side = []string{"--flink-plan", filepath.Join(dir, "plan.json")}
+func truthFlags(sc flinkfixture.Scenario, tr flinkTruth) (side, lost []string) {
+	side = []string{"--flink-plan", sc.Plan}
 	for _, v := range tr.Vertices {
 		if strings.Contains(v.Name, "no batch snapshot") {
 			side = append(side, "--coordinator", v.ID+"=no_batch_snapshot")
@@ -107,8 +98,10 @@ type dryRunJSON struct {
 }
 
 // checkTruth compares a dry run's JSON with what Flink did, subtask by
-// subtask: rerun or not, and the attempt.
-func checkTruth(t *testing.T, out string, tr flinkTruth) dryRunJSON {
+// subtask: rerun or not, and the attempt. A scenario listed as known wrong
+// (flinkfixture) skips when they differ and fails when they do not, unless
+// it is unstable.
+func checkTruth(t *testing.T, sc flinkfixture.Scenario, out string, tr flinkTruth) dryRunJSON {
 	t.Helper()
 	var plan dryRunJSON
 	if err := json.Unmarshal([]byte(out), &plan); err != nil {
@@ -121,15 +114,25 @@ func checkTruth(t *testing.T, out string, tr flinkTruth) dryRunJSON {
 		}
 		got[fmt.Sprintf("%s/%d", s.Vertex, s.Subtask)] = fmt.Sprintf("%t attempt %d", s.Decision != "keep", s.Attempt)
 	}
+	var diffs []string
 	for _, s := range tr.Subtasks {
 		key := fmt.Sprintf("%s/%d", s.Vertex, s.Subtask)
 		if want := fmt.Sprintf("%t attempt %d", s.RanAgain, s.Attempt); got[key] != want {
-			t.Errorf("%s: predicted rerun=%s, Flink rerun=%s", key, got[key], want)
+			diffs = append(diffs, fmt.Sprintf("%s: predicted rerun=%s, Flink rerun=%s", key, got[key], want))
 		}
 		delete(got, key)
 	}
 	for key := range got {
-		t.Errorf("%s: predicted, not in the truth", key)
+		diffs = append(diffs, key+": predicted, not in the truth")
+	}
+	sort.Strings(diffs)
+	switch reason, unstable := sc.KnownWrong(); {
+	case len(diffs) > 0 && reason != "":
+		t.Skipf("known wrong (%s):\n  %s", reason, strings.Join(diffs, "\n  "))
+	case len(diffs) > 0:
+		t.Errorf("the dry run differs from what Flink did:\n  %s", strings.Join(diffs, "\n  "))
+	case reason != "" && !unstable:
+		t.Errorf("listed as known wrong (%s) but the dry run equals what Flink did: take it off the list", reason)
 	}
 	return plan
 }
@@ -137,14 +140,14 @@ func checkTruth(t *testing.T, out string, tr flinkTruth) dryRunJSON {
 // TestFlinkReplay_Truth: replay --dry-run --format json of every real
 // Flink log says, subtask by subtask, what Flink did after the failover.
 func TestFlinkReplay_Truth(t *testing.T) {
-	for _, dir := range flinkScenarios(t) {
-		t.Run(filepath.Base(filepath.Dir(dir))+"/"+filepath.Base(dir), func(t *testing.T) {
-			tr := readTruth(t, dir)
-			side, lost := truthFlags(dir, tr)
-			args := append(append([]string{"replay", filepath.Join(dir, "job-events"), "--dry-run", "--format", "json"}, side...), lost...)
+	for _, sc := range flinkScenarios(t) {
+		t.Run(sc.Key(), func(t *testing.T) {
+			tr := readTruth(t, sc)
+			side, lost := truthFlags(sc, tr)
+			args := append(append([]string{"replay", sc.JobEvents, "--dry-run", "--format", "json"}, side...), lost...)
 			r := runCLI(t, args...).wantCode(t, 0)
-			checkTruth(t, r.stdout, tr)
-			if !strings.Contains(r.stderr, "coordinator kinds assumed") && len(tr.Vertices) > 0 && !strings.Contains(strings.Join(args, " "), "--coordinator") {
+			checkTruth(t, sc, r.stdout, tr)
+			if sc.HACluster == "" && !strings.Contains(r.stderr, "coordinator kinds assumed") && len(tr.Vertices) > 0 && !strings.Contains(strings.Join(args, " "), "--coordinator") {
 				t.Errorf("stderr lacks the assumed coordinator kinds warning:\n%s", r.stderr)
 			}
 		})
@@ -155,14 +158,14 @@ func TestFlinkReplay_Truth(t *testing.T) {
 // jobevent log: the log carries Flink's rule, so the dry run of the copy,
 // and the last point of its exposure sweep, plan as Flink did.
 func TestFlinkImported_SweepEqualsPlan(t *testing.T) {
-	for _, dir := range flinkScenarios(t) {
-		t.Run(filepath.Base(filepath.Dir(dir))+"/"+filepath.Base(dir), func(t *testing.T) {
-			tr := readTruth(t, dir)
-			side, lost := truthFlags(dir, tr)
+	for _, sc := range flinkScenarios(t) {
+		t.Run(sc.Key(), func(t *testing.T) {
+			tr := readTruth(t, sc)
+			side, lost := truthFlags(sc, tr)
 			log := filepath.Join(t.TempDir(), "copy")
-			runCLI(t, append([]string{"import", filepath.Join(dir, "job-events"), log, "--quiet"}, side...)...).wantCode(t, 0)
+			runCLI(t, append([]string{"import", sc.JobEvents, log, "--quiet"}, side...)...).wantCode(t, 0)
 			r := runCLI(t, append([]string{"replay", log, "--dry-run", "--format", "json"}, lost...)...).wantCode(t, 0)
-			plan := checkTruth(t, r.stdout, tr)
+			plan := checkTruth(t, sc, r.stdout, tr)
 			sw := runCLI(t, append([]string{"replay", log, "--dry-run", "--sweep", "--points", "0", "--format", "json"}, lost...)...).wantCode(t, 0)
 			var sweep struct {
 				Points []struct {
@@ -185,22 +188,18 @@ func TestFlinkImported_SweepEqualsPlan(t *testing.T) {
 	}
 }
 
-// firstScenario returns a scenario of the committed logs by name.
-func firstScenario(t *testing.T, name string) string {
+// firstScenario returns a scenario of the real Flink logs by name (the
+// first version that has it).
+func firstScenario(t *testing.T, name string) flinkfixture.Scenario {
 	t.Helper()
-	for _, d := range flinkScenarios(t) {
-		if filepath.Base(d) == name {
-			return d
-		}
-	}
-	t.Skipf("no scenario %s", name)
-	return ""
+	return flinkfixture.Find(t, name)
 }
 
 // TestFlink_DumpValidateTable: dump (table, JSON) and validate read a real
 // Flink log; JSON has no made-up times.
 func TestFlink_DumpValidateTable(t *testing.T) {
-	dir := filepath.Join(firstScenario(t, "rebalance-hash"), "job-events")
+	// A copy without Flink's HA directory around it: the kinds are assumed.
+	dir := copyFlinkLog(t, firstScenario(t, "rebalance-hash"))
 	r := runCLI(t, "dump", dir, "--format", "json").wantCode(t, 0)
 	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
 	if len(lines) < 5 {
@@ -231,11 +230,12 @@ func TestFlink_DumpValidateTable(t *testing.T) {
 // TestFlink_Refusals: replay without --dry-run on a Flink log, and the
 // Flink flags on a jobevent log, are usage errors.
 func TestFlink_Refusals(t *testing.T) {
-	dir := filepath.Join(firstScenario(t, "rebalance-hash"), "job-events")
+	sc := firstScenario(t, "rebalance-hash")
+	dir := sc.JobEvents
 	runCLI(t, "replay", dir).wantOneLineError(t, 2, "Flink recovers its own job", "--dry-run")
 	log := filepath.Join(logsDir, "healthy.jsonl")
 	runCLI(t, "dump", log, "--coordinator", "a=none").wantOneLineError(t, 2, "--coordinator", "Flink job-events directory")
-	runCLI(t, "replay", log, "--dry-run", "--flink-plan", filepath.Join(filepath.Dir(dir), "plan.json")).wantOneLineError(t, 2, "--flink-plan")
+	runCLI(t, "replay", log, "--dry-run", "--flink-plan", sc.Plan).wantOneLineError(t, 2, "--flink-plan")
 	runCLI(t, "validate", log, "--coordinator", "a=none").wantOneLineError(t, 2, "--coordinator")
 }
 
@@ -320,7 +320,7 @@ func TestFlink_Damaged(t *testing.T) {
 // TestFlink_Import: a Flink log imported into a jobevent log dry-runs to
 // the same plan.
 func TestFlink_Import(t *testing.T) {
-	dir := filepath.Join(firstScenario(t, "min-pause-released-producer"), "job-events")
+	dir := firstScenario(t, "min-pause-released-producer").JobEvents
 	want := runCLI(t, "replay", dir, "--dry-run", "--format", "json").wantCode(t, 0).stdout
 	dst := filepath.Join(t.TempDir(), "copy")
 	runCLI(t, "import", dir, dst).wantCode(t, 0)
@@ -412,7 +412,7 @@ func TestFlink_ValidateProfile(t *testing.T) {
 // source without batch snapshots); one that names no vertex is a warning.
 func TestFlink_CoordinatorFlag(t *testing.T) {
 	scen := firstScenario(t, "rebalance-hash")
-	dir, plan := filepath.Join(scen, "job-events"), filepath.Join(scen, "plan.json")
+	dir, plan := scen.JobEvents, scen.Plan
 	base := runCLI(t, "replay", dir, "--dry-run", "--format", "json", "--flink-plan", plan).wantCode(t, 0)
 	r := runCLI(t, "replay", dir, "--dry-run", "--format", "json", "--flink-plan", plan, "--coordinator", "Source: numbers -> src=no_batch_snapshot").wantCode(t, 0)
 	if r.stdout == base.stdout {

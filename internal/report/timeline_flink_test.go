@@ -9,22 +9,20 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jobevent/jobevent/internal/flinkfixture"
 	"github.com/jobevent/jobevent/internal/testenv"
 	"github.com/jobevent/jobevent/pkg/flink"
 	"github.com/jobevent/jobevent/pkg/logsource"
 )
 
 // flinkFixture opens the job-events of a committed real Flink run
-// (testdata/flink/<version>/<scenario>, its job-events directory either
-// beside truth.json or inside the HA directory Flink left) with its plan.
+// (testdata/flink/<version>/<scenario>, found by internal/flinkfixture)
+// with its plan.
 func flinkFixture(t *testing.T, version, scenario string) logsource.Source {
 	t.Helper()
-	dir := filepath.Join("..", "..", "testdata", "flink", version, scenario)
-	events := filepath.Join(dir, "job-events")
-	if m, _ := filepath.Glob(filepath.Join(dir, "ha", "*", "*", "job-events")); len(m) == 1 {
-		events = m[0]
-	}
-	data, err := os.ReadFile(filepath.Join(dir, "plan.json"))
+	sc := flinkfixture.Get(t, version, scenario)
+	events := sc.JobEvents
+	data, err := os.ReadFile(sc.Plan)
 	if err != nil {
 		t.Skipf("no Flink fixture %s/%s: %v", version, scenario, err)
 	}

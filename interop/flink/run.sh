@@ -5,11 +5,15 @@
 # run.sh list                names the scenarios
 # run.sh selftest OUTROOT    checks that the harness rejects broken scenarios (a failover point
 #                            never reached, a wrong job output)
+# run.sh restcheck OUTROOT   runs the scenarios that stop a TaskManager and, after each job, runs
+#                            $JOBEVENT replay OUTDIR/ha/.../job-events --dry-run --flink-rest URL
+#                            against the live MiniCluster (no --lost-worker): it must equal the truth
 #
 # FLINK=1.20 (the default) or FLINK=2 picks the Flink version (the Maven profile flink-1.20 or
 # flink-2). The harness is built with Maven on first use and again when a source file changes;
 # MVN_OFFLINE=1 adds -o once ~/.m2 holds the dependencies. The Flink log (the JobMaster's INFO
-# lines about job recovery, WARN and up from the rest) goes to OUTDIR/flink.log.
+# lines about job recovery, WARN and up from the rest) goes to OUTDIR/flink.log; HARNESS_JAVA_OPTS
+# adds JVM options (say -Dorg.slf4j.simpleLogger.log.org.apache.flink.runtime.dispatcher=info).
 # Exit status: 0 every scenario passed, 1 one failed, 2 usage error.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -47,7 +51,7 @@ trap 'rm -rf "$jvm_tmp"' EXIT
 rc=0
 java -Xms512m -Xmx1536m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 \
   -Djava.io.tmpdir="$jvm_tmp" \
-  "${jdk_opts[@]}" "${log_opts[@]}" \
+  "${jdk_opts[@]}" "${log_opts[@]}" ${HARNESS_JAVA_OPTS:-} \
   -cp "$build/classes:$(cat "$stamp")" \
   io.github.jobevent.flinkharness.Harness "$@" || rc=$?
 exit "$rc"

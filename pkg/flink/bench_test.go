@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/jobevent/jobevent/internal/cputime"
+	"github.com/jobevent/jobevent/internal/flinkfixture"
 )
 
 // benchRecords is the size of the benchmarks' logs.
@@ -40,11 +41,11 @@ func finishedRecords(tb testing.TB, files []string) ([]byte, int) {
 // realFiles returns the job-events files of the real Flink runs
 // (testdata/flink, or $JOBEVENT_FLINK_ROOT).
 func realFiles() []string {
-	root := filepath.Join("..", "..", "testdata", "flink")
-	if r := os.Getenv("JOBEVENT_FLINK_ROOT"); r != "" {
-		root = r
+	all, _ := flinkfixture.All(flinkfixture.Root())
+	var files []string
+	for _, sc := range all {
+		files = append(files, flinkfixture.EventsFiles(sc.JobEvents)...)
 	}
-	files, _ := filepath.Glob(filepath.Join(root, "*", "*", "job-events", "events.*"))
 	return files
 }
 

@@ -9,6 +9,8 @@ import (
 	"reflect"
 	"sync"
 	"testing"
+
+	"github.com/jobevent/jobevent/internal/flinkfixture"
 )
 
 // payloadFiles returns the job-events files of the fixtures and of the
@@ -19,11 +21,7 @@ func payloadFiles(t testing.TB) (files []string, real map[string]bool) {
 		f, _ := filepath.Glob(filepath.Join(dir, "job-events", "events.*"))
 		files = append(files, f...)
 	}
-	root := filepath.Join("..", "..", "testdata", "flink")
-	if r := os.Getenv("JOBEVENT_FLINK_ROOT"); r != "" {
-		root = r
-	}
-	realFiles, _ := filepath.Glob(filepath.Join(root, "*", "*", "job-events*", "events.*"))
+	realFiles := flinkfixture.Files()
 	real = map[string]bool{}
 	for _, f := range realFiles {
 		real[f] = true

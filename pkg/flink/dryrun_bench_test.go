@@ -7,6 +7,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/jobevent/jobevent/internal/flinkfixture"
 	"github.com/jobevent/jobevent/pkg/flink"
 	"github.com/jobevent/jobevent/pkg/replay"
 )
@@ -16,7 +17,7 @@ import (
 // rebalance-hash) with its finished records repeated after them, opened,
 // read again as events, folded and planned.
 func BenchmarkDryRun(b *testing.B) {
-	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "flink", "1.20.5", "rebalance-hash", "job-events", "events.0"))
+	data, err := os.ReadFile(filepath.Join(flinkfixture.Find(b, "rebalance-hash").JobEvents, "events.0"))
 	if err != nil {
 		b.Skip("no real Flink job-events files")
 	}

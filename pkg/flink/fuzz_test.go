@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/jobevent/jobevent/internal/flinkfixture"
 )
 
 // FuzzReader reads arbitrary bytes as events.0 (and their second half as
@@ -21,7 +23,7 @@ import (
 func FuzzReader(f *testing.F) {
 	// The fixtures, and the files of real Flink runs when the repository
 	// holds them.
-	real, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "flink", "*", "*", "job-events*", "events.*"))
+	real := flinkfixture.Files()
 	for _, dir := range fixtureDirs {
 		files, _ := filepath.Glob(filepath.Join(dir, "job-events", "events.*"))
 		if dir == fixtureDirs[0] {

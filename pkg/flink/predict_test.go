@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 
+	"github.com/jobevent/jobevent/internal/flinkfixture"
 	"github.com/jobevent/jobevent/pkg/flink"
 	"github.com/jobevent/jobevent/pkg/format"
 	"github.com/jobevent/jobevent/pkg/replay"
@@ -37,39 +37,8 @@ type truth struct {
 	} `json:"subtasks"`
 }
 
-// scenarioDirs returns the harness outputs to check: testdata/flink at the
-// top of the repository, or $JOBEVENT_FLINK_ROOT (a fresh harness run),
-// laid out as <version>/<scenario>/{job-events*, truth.json, plan.json}.
-func scenarioDirs(t *testing.T) []string {
-	root := filepath.Join("..", "..", "testdata", "flink")
-	if r := os.Getenv("JOBEVENT_FLINK_ROOT"); r != "" {
-		root = r
-	}
-	dirs, err := filepath.Glob(filepath.Join(root, "*", "*", "truth.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(dirs) == 0 {
-		t.Skipf("no harness outputs (truth.json) under %s", root)
-	}
-	for i := range dirs {
-		dirs[i] = filepath.Dir(dirs[i])
-	}
-	return dirs
-}
-
-// eventsDir returns the job-events directory copied at the last failover:
-// job-events (copies of earlier failovers are job-events.failover-N).
-func eventsDir(t *testing.T, dir string) string {
-	d := filepath.Join(dir, "job-events")
-	if _, err := os.Stat(d); err != nil {
-		t.Fatalf("no job-events directory in %s", dir)
-	}
-	return d
-}
-
-func readTruth(t *testing.T, dir string) *truth {
-	data, err := os.ReadFile(filepath.Join(dir, "truth.json"))
+func readTruth(t *testing.T, sc flinkfixture.Scenario) *truth {
+	data, err := os.ReadFile(sc.Truth)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,8 +52,8 @@ func readTruth(t *testing.T, dir string) *truth {
 // options returns the side information an operator would give: the plan,
 // and the coordinator kind of the sources whose enumerator does not
 // support batch snapshots (the harness names them so).
-func options(t *testing.T, dir string, tr *truth) flink.Options {
-	data, err := os.ReadFile(filepath.Join(dir, "plan.json"))
+func options(t *testing.T, sc flinkfixture.Scenario, tr *truth) flink.Options {
+	data, err := os.ReadFile(sc.Plan)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,11 +93,10 @@ func fold(t *testing.T, l *flink.Log) *replay.State {
 // subtask, what Flink did after it: kept (not deployed again) or rerun,
 // and with which attempt.
 func TestPredict_RealFlink(t *testing.T) {
-	for _, dir := range scenarioDirs(t) {
-		name := filepath.Base(filepath.Dir(dir)) + "/" + filepath.Base(dir)
-		t.Run(name, func(t *testing.T) {
-			tr := readTruth(t, dir)
-			l, err := flink.Open(os.DirFS(eventsDir(t, dir)), options(t, dir, tr))
+	for _, sc := range flinkfixture.Scenarios(t) {
+		t.Run(sc.Key(), func(t *testing.T) {
+			tr := readTruth(t, sc)
+			l, err := flink.Open(os.DirFS(sc.JobEvents), options(t, sc, tr))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -154,10 +122,25 @@ func TestPredict_RealFlink(t *testing.T) {
 				diffs = append(diffs, fmt.Sprintf("%s: predicted %q, not in the truth", key, d))
 			}
 			sort.Strings(diffs)
-			if len(diffs) > 0 {
-				t.Fatalf("%s (Flink %s): the dry run differs from what Flink did:\n  %s", tr.Scenario, tr.FlinkVersion, strings.Join(diffs, "\n  "))
-			}
+			checkDiffs(t, sc, diffs)
 		})
+	}
+}
+
+// checkDiffs fails the test when the dry run differs from what Flink did,
+// unless the scenario is listed as known wrong (then it skips, and fails
+// when the listed scenario is predicted right, unless it is unstable: take
+// it off the list).
+func checkDiffs(t *testing.T, sc flinkfixture.Scenario, diffs []string) {
+	t.Helper()
+	reason, unstable := sc.KnownWrong()
+	switch {
+	case len(diffs) > 0 && reason != "":
+		t.Skipf("known wrong (%s): the dry run differs from what Flink did:\n  %s", reason, strings.Join(diffs, "\n  "))
+	case len(diffs) > 0:
+		t.Fatalf("%s: the dry run differs from what Flink did:\n  %s", sc.Key(), strings.Join(diffs, "\n  "))
+	case reason != "" && !unstable:
+		t.Errorf("%s is listed as known wrong (%s) but the dry run equals what Flink did: take it off the list", sc.Key(), reason)
 	}
 }
 
@@ -172,12 +155,11 @@ func decision(rerun bool, attempt int32) string {
 // vertices with their parallelism, and an edge for every input of every
 // vertex initialized at the failover, from the plan's producer.
 func TestGraph_RealFlink(t *testing.T) {
-	for _, dir := range scenarioDirs(t) {
-		name := filepath.Base(filepath.Dir(dir)) + "/" + filepath.Base(dir)
-		t.Run(name, func(t *testing.T) {
-			tr := readTruth(t, dir)
-			opts := options(t, dir, tr)
-			l, err := flink.Open(os.DirFS(eventsDir(t, dir)), opts)
+	for _, sc := range flinkfixture.Scenarios(t) {
+		t.Run(sc.Key(), func(t *testing.T) {
+			tr := readTruth(t, sc)
+			opts := options(t, sc, tr)
+			l, err := flink.Open(os.DirFS(sc.JobEvents), opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -221,8 +203,9 @@ func TestGraph_RealFlink(t *testing.T) {
 // event, seqs count from 1 without a gap, and each record's source key
 // names its file and offset.
 func TestEvents_RealFlink(t *testing.T) {
-	for _, dir := range scenarioDirs(t) {
-		l, err := flink.Open(os.DirFS(eventsDir(t, dir)), flink.Options{})
+	for _, sc := range flinkfixture.Scenarios(t) {
+		dir := sc.JobEvents
+		l, err := flink.Open(os.DirFS(dir), flink.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

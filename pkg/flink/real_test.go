@@ -2,37 +2,27 @@ package flink
 
 import (
 	"io"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"testing"
+
+	"github.com/jobevent/jobevent/internal/flinkfixture"
 )
 
 var hexID = regexp.MustCompile(`^[0-9a-f]{32}$`)
 
 // TestReader_RealFlink reads every job-events directory copied from real
-// Flink runs (testdata/flink/<version>/<scenario>/job-events* at the top of
-// the repository, or under $JOBEVENT_FLINK_ROOT, e.g. a fresh harness
-// output): every record must decode, and the IDs must look as Flink prints
-// them.
+// Flink runs (testdata/flink at the top of the repository, or under
+// $JOBEVENT_FLINK_ROOT, e.g. a fresh harness output; see
+// internal/flinkfixture), at every failover: every record must decode, and
+// the IDs must look as Flink prints them.
 func TestReader_RealFlink(t *testing.T) {
-	root := filepath.Join("..", "..", "testdata", "flink")
-	if r := os.Getenv("JOBEVENT_FLINK_ROOT"); r != "" {
-		root = r // a harness output directory: <version>/<scenario>/job-events*
-	}
-	dirs, err := filepath.Glob(filepath.Join(root, "*", "*", "job-events*"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(dirs) == 0 {
-		t.Skipf("no Flink job-events directories under %s", root)
-	}
-	for _, dir := range dirs {
-		rel, _ := filepath.Rel(root, dir)
-		t.Run(rel, func(t *testing.T) {
-			checkRealDir(t, dir)
-		})
+	for _, sc := range flinkfixture.Scenarios(t) {
+		for i, dir := range sc.Dirs() {
+			t.Run(sc.Key()+"/"+strconv.Itoa(i), func(t *testing.T) {
+				checkRealDir(t, dir)
+			})
+		}
 	}
 }
 

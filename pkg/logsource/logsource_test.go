@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jobevent/jobevent/internal/flinkfixture"
 	"github.com/jobevent/jobevent/pkg/blob"
 	"github.com/jobevent/jobevent/pkg/format"
 	"github.com/jobevent/jobevent/pkg/replay"
@@ -17,18 +18,10 @@ import (
 var testdata = filepath.Join("..", "..", "testdata")
 
 // flinkEvents returns the job-events directory of a committed real Flink
-// run, beside its truth.json or inside the HA directory Flink left.
+// run (found by internal/flinkfixture).
 func flinkEvents(t *testing.T, version, scenario string) string {
 	t.Helper()
-	dir := filepath.Join(testdata, "flink", version, scenario)
-	if m, _ := filepath.Glob(filepath.Join(dir, "ha", "*", "*", "job-events")); len(m) == 1 {
-		return m[0]
-	}
-	d := filepath.Join(dir, "job-events")
-	if _, err := os.Stat(d); err != nil {
-		t.Skipf("no Flink fixture %s/%s", version, scenario)
-	}
-	return d
+	return flinkfixture.Get(t, version, scenario).JobEvents
 }
 
 // copyDir copies the files of src into dst (created).

@@ -6,7 +6,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -70,21 +69,20 @@ final class EventsDir {
         return b.toString();
     }
 
-    /** copy copies the directory's regular files into dest, which it creates. */
-    static List<String> copy(Path dir, Path dest) throws IOException {
-        Files.createDirectories(dest);
-        List<String> names = new ArrayList<>();
-        if (!Files.isDirectory(dir)) {
-            return names;
-        }
-        try (var s = Files.list(dir)) {
-            for (Path p : s.sorted().toList()) {
-                if (Files.isRegularFile(p)) {
-                    Files.copy(p, dest.resolve(p.getFileName()), StandardCopyOption.REPLACE_EXISTING);
-                    names.add(p.getFileName().toString());
+    /**
+     * copyTree copies a directory tree (the HA storage directory) into dest, which must not
+     * exist: every directory and regular file, byte for byte.
+     */
+    static void copyTree(Path dir, Path dest) throws IOException {
+        try (var w = Files.walk(dir)) {
+            for (Path p : w.sorted().toList()) {
+                Path to = dest.resolve(dir.relativize(p).toString());
+                if (Files.isDirectory(p)) {
+                    Files.createDirectories(to);
+                } else if (Files.isRegularFile(p)) {
+                    Files.copy(p, to);
                 }
             }
         }
-        return names;
     }
 }

@@ -14,7 +14,9 @@ import java.util.Map;
  * OUTDIR/{job-events/, truth.json, plan.json}; {@code Harness all OUTROOT} (or a comma-separated
  * list of scenarios) runs several in this JVM, each into OUTROOT/<scenario>/; {@code Harness
  * list} prints the scenarios; {@code Harness selftest OUTROOT} checks that the harness rejects
- * broken scenarios. It exits 0 when every scenario passed, 1 when one failed, 2 on a usage error.
+ * broken scenarios; {@code Harness restcheck OUTROOT} runs the scenarios that stop a TaskManager
+ * and checks jobevent's dry run with {@code --flink-rest} against the live cluster
+ * ({@link RestCheck}; JOBEVENT names the binary). It exits 0 when every scenario passed, 1 when one failed, 2 on a usage error.
  */
 public final class Harness {
     private Harness() {}
@@ -32,6 +34,16 @@ public final class Harness {
         if (args.length == 2 && args[0].equals("selftest")) {
             return selfTest(Path.of(args[1]));
         }
+        if (args.length == 2 && args[0].equals("restcheck")) {
+            String jobevent = System.getenv("JOBEVENT");
+            if (jobevent == null || jobevent.isEmpty()) {
+                System.err.println("flink-harness: restcheck needs JOBEVENT=path/to/jobevent (go build ./cmd/jobevent)");
+                return 2;
+            }
+            List<Scenario> lost = all.values().stream()
+                    .filter(sc -> sc.failovers.stream().anyMatch(f -> f.loseTaskManagerOf != null)).toList();
+            return runAll(lost, Path.of(args[1]), false, new RestCheck(jobevent));
+        }
         if (args.length != 2) {
             System.err.println("usage: run.sh SCENARIO|all|S1,S2,... OUTDIR   (run.sh list names the scenarios)");
             return 2;
@@ -46,7 +58,11 @@ public final class Harness {
             }
             chosen.add(s);
         }
-        Path out = Path.of(args[1]);
+        return runAll(chosen, Path.of(args[1]), single, null);
+    }
+
+    /** runAll runs the scenarios, each into out/<scenario>/ (or out itself when single). */
+    private static int runAll(List<Scenario> chosen, Path out, boolean single, RestCheck restCheck) {
         String version = flinkVersion();
         int passed = 0;
         int failed = 0;
@@ -56,7 +72,7 @@ public final class Harness {
             String verdict;
             try {
                 clean(dir);
-                new ScenarioRun(s, version, dir).run();
+                new ScenarioRun(s, version, dir, restCheck).run();
                 passed++;
                 verdict = "ok";
             } catch (Throwable t) {
@@ -106,12 +122,13 @@ public final class Harness {
     /** clean empties a scenario's output directory so that no file of an earlier run survives. */
     private static void clean(Path dir) throws IOException {
         if (Files.exists(dir)) {
-            for (String name : List.of("truth.json", "plan.json")) {
+            for (String name : List.of("truth.json", "plan.json", "jobevent-rest.json", "jobevent-rest.stderr")) {
                 Files.deleteIfExists(dir.resolve(name));
             }
             try (var s = Files.list(dir)) {
                 for (Path p : s.toList()) {
-                    if (p.getFileName().toString().startsWith("job-events")) {
+                    String n = p.getFileName().toString();
+                    if (n.startsWith("job-events") || n.equals("ha") || n.startsWith("ha.failover-")) {
                         ScenarioRun.deleteTree(p);
                     }
                 }

@@ -58,7 +58,7 @@ final class Probe<T> extends AbstractStreamOperator<T> implements OneInputStream
                 env.getTaskInfo().getAttemptNumber(),
                 env.getExecutionId().toString());
         if (sink) {
-            Registry.sinkOpened(subtask);
+            Registry.sinkOpened(stage, subtask);
         }
         Registry.gate(run);
     }
@@ -68,7 +68,7 @@ final class Probe<T> extends AbstractStreamOperator<T> implements OneInputStream
     public void processElement(StreamRecord<T> element) throws Exception {
         if (sink) {
             Tuple2<Long, Long> t = (Tuple2<Long, Long>) element.getValue();
-            Registry.sinkRecord(run.subtask, t.f0, t.f1);
+            Registry.sinkRecord(stage, run.subtask, t.f0, t.f1);
         }
         output.collect(element);
     }

@@ -45,7 +45,8 @@ final class Registry {
     private static final Set<String> HOLDS = new HashSet<>();
     private static final Set<String> BLOCKED = new HashSet<>();
     private static final Set<String> FAIL_ONCE = new HashSet<>();
-    private static final Map<Integer, Map<Long, Long>> SINK = new HashMap<>();
+    /** SINK is each sink subtask's output, by "stage/subtask". */
+    private static final Map<String, Map<Long, Long>> SINK = new HashMap<>();
     private static boolean dropOne;
 
     /** reset clears everything before a scenario run. */
@@ -155,9 +156,9 @@ final class Registry {
     }
 
     /** sinkOpened forgets the output of an earlier attempt of the sink subtask. */
-    static void sinkOpened(int subtask) {
+    static void sinkOpened(String stage, int subtask) {
         synchronized (LOCK) {
-            SINK.put(subtask, new HashMap<>());
+            SINK.put(stage + "/" + subtask, new HashMap<>());
         }
     }
 
@@ -168,21 +169,25 @@ final class Registry {
         }
     }
 
-    static void sinkRecord(int subtask, long key, long count) {
+    static void sinkRecord(String stage, int subtask, long key, long count) {
         synchronized (LOCK) {
             if (dropOne) {
                 dropOne = false;
                 return;
             }
-            SINK.computeIfAbsent(subtask, s -> new HashMap<>()).merge(key, count, Long::sum);
+            SINK.computeIfAbsent(stage + "/" + subtask, s -> new HashMap<>()).merge(key, count, Long::sum);
         }
     }
 
-    /** sinkOutput returns the output of the last attempt of every sink subtask. */
-    static Map<Integer, Map<Long, Long>> sinkOutput() {
+    /** sinkOutput returns a sink stage's output: the last attempt of each of its subtasks, summed. */
+    static Map<Long, Long> sinkOutput(String stage) {
         synchronized (LOCK) {
-            Map<Integer, Map<Long, Long>> out = new HashMap<>();
-            SINK.forEach((k, v) -> out.put(k, new HashMap<>(v)));
+            Map<Long, Long> out = new java.util.TreeMap<>();
+            SINK.forEach((k, v) -> {
+                if (k.startsWith(stage + "/")) {
+                    v.forEach((key, n) -> out.merge(key, n, Long::sum));
+                }
+            });
             return out;
         }
     }

@@ -1,5 +1,7 @@
 package io.github.jobevent.flinkharness;
 
+import org.apache.flink.streaming.api.datastream.DataStream;
+
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -12,9 +14,22 @@ import java.util.TreeSet;
  * gate and which must have finished) and what damage follows it.
  */
 final class Scenario {
-    enum SourceKind { SEQUENCE, NO_BATCH_SNAPSHOT }
+    /**
+     * SourceKind is a source's implementation: Flink's NumberSequenceSource, a copy whose
+     * enumerator has no batch snapshot, a FileSource over text files of numbers (batch snapshots
+     * only from Flink 2.0), or a DataGeneratorSource.
+     */
+    enum SourceKind { SEQUENCE, NO_BATCH_SNAPSHOT, FILE, DATAGEN }
 
-    enum Edge { FORWARD, RESCALE, REBALANCE, HASH }
+    enum Edge { FORWARD, RESCALE, REBALANCE, HASH, BROADCAST }
+
+    /**
+     * Shape builds a job other than the linear one: sources, stages, keyed counts and sinks,
+     * each a job vertex with its probe, through {@link JobBuilder.Ctx}.
+     */
+    interface Shape {
+        void build(JobBuilder.Ctx c);
+    }
 
     /** AUTO leaves a stage's parallelism to the AdaptiveBatch scheduler. */
     static final int AUTO = -1;
@@ -95,6 +110,12 @@ final class Scenario {
     final String name;
     final String description;
     SourceKind source = SourceKind.SEQUENCE;
+    /** shape is the job when it is not the linear src -> middle stages -> agg -> sink. */
+    Shape shape;
+    /** sinks maps each sink stage to how many times the job feeds it each record. */
+    final Map<String, Integer> sinks = new LinkedHashMap<>(Map.of("sink", 1));
+    /** files is how many input files (splits) a FILE source reads. */
+    int files = 12;
     int sourceParallelism = 4;
     final List<Stage> middle = new ArrayList<>();
     Stage agg = new Stage("agg", Edge.HASH, 4);
@@ -134,6 +155,21 @@ final class Scenario {
 
     Scenario sink(Edge edge, int parallelism) {
         sink = new Stage("sink", edge, parallelism);
+        return this;
+    }
+
+    /** shape sets the job; sinks names its sink stages, each with its factor ("sinkA", 1, ...). */
+    Scenario shape(Shape sh, Object... sinkFactors) {
+        shape = sh;
+        sinks.clear();
+        for (int i = 0; i < sinkFactors.length; i += 2) {
+            sinks.put((String) sinkFactors[i], (Integer) sinkFactors[i + 1]);
+        }
+        return this;
+    }
+
+    Scenario records(long n) {
+        records = n;
         return this;
     }
 
@@ -248,7 +284,145 @@ final class Scenario {
                         "source coordinator without batch snapshot, finished, then a lost TaskManager takes "
                                 + "some of its partitions: all of it reruns")
                         .source(SourceKind.NO_BATCH_SNAPSHOT, 4).recoveryTimeout(3_000)
-                        .failover(at().hold("map:2,3").finished("src:*", "map:0,1").loseTaskManagerOf("src:0")));
+                        .failover(at().hold("map:2,3").finished("src:*", "map:0,1").loseTaskManagerOf("src:0")),
+                basic("source-partly-done",
+                        "batch-snapshot source half done: src 0,1 finished (they read every split), 2,3 held")
+                        .failover(at().hold("src:2,3").finished("src:0,1")),
+                new Scenario("union-sources",
+                        "two sources (p2, p3) unioned into map(4) over rebalance edges; failover with map 0,1 finished")
+                        .shape(c -> {
+                            DataStream<Long> m = c.union("map", Edge.REBALANCE, 4,
+                                    c.source("srcA", SourceKind.SEQUENCE, 2), c.source("srcB", SourceKind.SEQUENCE, 3));
+                            c.sink(c.count(m, "agg", 4), "sink", Edge.FORWARD, 4);
+                        }, "sink", 2)
+                        .failover(at().hold("map:2,3").finished("srcA:*", "srcB:*", "map:0,1")),
+                new Scenario("connect-keyed",
+                        "two-input vertex: two sources connected and keyed by n mod K (hash edges into join(4)); "
+                                + "failover with join 0,2 finished")
+                        .shape(c -> {
+                            DataStream<Long> j = c.connectKeyed(c.source("srcA", SourceKind.SEQUENCE, 2),
+                                    c.source("srcB", SourceKind.SEQUENCE, 4), "join", 4);
+                            c.sink(c.count(j, "agg", 3), "sink", Edge.REBALANCE, 2);
+                        }, "sink", 2)
+                        .failover(at().hold("join:1,3").finished("srcA:*", "srcB:*", "join:0,2")),
+                new Scenario("connect-keyed-lost-taskmanager",
+                        "as connect-keyed; the TaskManager that ran srcA 0 is stopped during the failover")
+                        .recoveryTimeout(3_000)
+                        .shape(c -> {
+                            DataStream<Long> j = c.connectKeyed(c.source("srcA", SourceKind.SEQUENCE, 2),
+                                    c.source("srcB", SourceKind.SEQUENCE, 4), "join", 4);
+                            c.sink(c.count(j, "agg", 3), "sink", Edge.REBALANCE, 2);
+                        }, "sink", 2)
+                        .failover(at().hold("join:1,3").finished("srcA:*", "srcB:*", "join:0,2").loseTaskManagerOf("srcA:0")),
+                new Scenario("broadcast-side",
+                        "two-input vertex with a broadcast side: src(4) -rebalance-> join(3) <-broadcast- side(2); "
+                                + "failover with join 0,1 finished")
+                        .shape(c -> {
+                            DataStream<Long> j = c.connectBroadcast(c.source("src", SourceKind.SEQUENCE, 4),
+                                    c.source("side", SourceKind.SEQUENCE, 2), "join", 3);
+                            c.sink(c.count(j, "agg", 2), "sink", Edge.FORWARD, 2);
+                        }, "sink", 1)
+                        .failover(at().hold("join:2").finished("src:*", "side:*", "join:0,1")),
+                new Scenario("broadcast-edge",
+                        "a broadcast edge src(2) -> map(3): every map subtask reads every record; map 0,2 finished")
+                        .shape(c -> {
+                            DataStream<Long> m = c.stage(c.source("src", SourceKind.SEQUENCE, 2), "map", Edge.BROADCAST, 3);
+                            c.sink(c.count(m, "agg", 2), "sink", Edge.FORWARD, 2);
+                        }, "sink", 3)
+                        .failover(at().hold("map:1").finished("src:*", "map:0,2")),
+                new Scenario("dataset-two-consumers",
+                        "one dataset read by two vertices: src(4) -rebalance-> mapA(4) and mapB(4); "
+                                + "failover with mapA all and mapB 0,1 finished")
+                        .shape(c -> {
+                            DataStream<Long> src = c.source("src", SourceKind.SEQUENCE, 4);
+                            DataStream<Long> u = c.union("merge", Edge.REBALANCE, 4,
+                                    c.stage(src, "mapA", Edge.REBALANCE, 4), c.stage(src, "mapB", Edge.REBALANCE, 4));
+                            c.sink(c.count(u, "agg", 4), "sink", Edge.FORWARD, 4);
+                        }, "sink", 2)
+                        .failover(at().hold("mapB:2,3").finished("src:*", "mapA:*", "mapB:0,1")),
+                new Scenario("dataset-two-consumers-min-pause",
+                        "as dataset-two-consumers with min-pause 1h: the finishes after the source's are trimmed")
+                        .minPause(HOUR).recoveryTimeout(3_000)
+                        .shape(c -> {
+                            DataStream<Long> src = c.source("src", SourceKind.SEQUENCE, 4);
+                            DataStream<Long> u = c.union("merge", Edge.REBALANCE, 4,
+                                    c.stage(src, "mapA", Edge.FORWARD, 4), c.stage(src, "mapB", Edge.FORWARD, 4));
+                            c.sink(c.count(u, "agg", 4), "sink", Edge.FORWARD, 4);
+                        }, "sink", 2)
+                        .failover(at().hold("mapB:2,3").finished("src:*", "mapA:*", "mapB:0,1")),
+                new Scenario("two-datasets-same-vertices",
+                        "two datasets between the same two vertices: src(4) -forward-> map(4) and src -rebalance-> map "
+                                + "(a self-union); failover with map 0,1 finished")
+                        .shape(c -> {
+                            DataStream<Long> m = c.twoDatasets(c.source("src", SourceKind.SEQUENCE, 4),
+                                    Edge.FORWARD, Edge.REBALANCE, "map", 4);
+                            c.sink(c.count(m, "agg", 4), "sink", Edge.FORWARD, 4);
+                        }, "sink", 2)
+                        .failover(at().hold("map:2,3").finished("src:*", "map:0,1")),
+                new Scenario("two-datasets-min-pause",
+                        "as two-datasets-same-vertices with min-pause 1h: map 0,1 are trimmed")
+                        .minPause(HOUR).recoveryTimeout(3_000)
+                        .shape(c -> {
+                            DataStream<Long> m = c.twoDatasets(c.source("src", SourceKind.SEQUENCE, 4),
+                                    Edge.FORWARD, Edge.REBALANCE, "map", 4);
+                            c.sink(c.count(m, "agg", 4), "sink", Edge.FORWARD, 4);
+                        }, "sink", 2)
+                        .failover(at().hold("map:2,3").finished("src:*", "map:0,1")),
+                new Scenario("fan-out-sinks",
+                        "fan-out: map(4) feeds two keyed counts and two sinks (aggA(4) -> sinkA(4), aggB(2) -> sinkB(1)); "
+                                + "late failover with only sinkB left")
+                        .shape(c -> {
+                            DataStream<Long> m = c.stage(c.source("src", SourceKind.SEQUENCE, 4), "map", Edge.REBALANCE, 4);
+                            c.sink(c.count(m, "aggA", 4), "sinkA", Edge.FORWARD, 4);
+                            c.sink(c.count(m, "aggB", 2), "sinkB", Edge.REBALANCE, 1);
+                        }, "sinkA", 1, "sinkB", 1)
+                        .failover(at().hold("sinkB:0").finished("src:*", "map:*", "aggA:*", "sinkA:*", "aggB:*")),
+                new Scenario("rescale-uneven",
+                        "a chain of rescale edges of uneven parallelism src(6) -> m1(4) -> m2(3) -> m3(5); "
+                                + "failover with m2 0,2 finished (and the m3 subtasks that read only them)")
+                        .shape(c -> {
+                            DataStream<Long> m = c.stage(c.source("src", SourceKind.SEQUENCE, 6), "m1", Edge.RESCALE, 4);
+                            m = c.stage(c.stage(m, "m2", Edge.RESCALE, 3), "m3", Edge.RESCALE, 5);
+                            c.sink(c.count(m, "agg", 4), "sink", Edge.FORWARD, 4);
+                        }, "sink", 1)
+                        .failover(at().hold("m2:1").finished("src:*", "m1:*", "m2:0,2", "m3:0,1,4")),
+                new Scenario("auto-pointwise",
+                        "adaptive parallelism over pointwise edges: src(4) -rescale-> m1 -rescale-> m2, m1 and m2 "
+                                + "decided by the scheduler (2.x balances the ranges); all of m2 but 0 finished")
+                        .records(20_000)
+                        .shape(c -> {
+                            DataStream<Long> m = c.stage(c.source("src", SourceKind.SEQUENCE, 4), "m1", Edge.RESCALE, AUTO);
+                            m = c.stage(m, "m2", Edge.RESCALE, AUTO);
+                            c.sink(c.count(m, "agg", 2), "sink", Edge.FORWARD, 2);
+                        }, "sink", 1)
+                        .failover(at().hold("m2:0").finished("src:*", "m1:*", "m2:*-0")),
+                new Scenario("high-parallelism",
+                        "parallelism 8 everywhere (8 splits): src(8) -rebalance-> map(8) -hash-> agg(8) -> sink(8); "
+                                + "map 0-4 finished")
+                        .records(20_000).source(SourceKind.SEQUENCE, 8)
+                        .map("map", Edge.REBALANCE, 8).agg(8).sink(Edge.FORWARD, 8)
+                        .failover(at().hold("map:5,6,7").finished("src:*", "map:0,1,2,3,4")),
+                basic("file-source",
+                        "a FileSource over 12 files (12 splits; batch snapshots from Flink 2.0 only): src finished, "
+                                + "map 0,1 finished")
+                        .source(SourceKind.FILE, 4)
+                        .failover(at().hold("map:2,3").finished("src:*", "map:0,1")),
+                basic("file-source-partly-done",
+                        "a FileSource over 12 files: src 0,1 read every split and finished, 2,3 held")
+                        .source(SourceKind.FILE, 4)
+                        .failover(at().hold("src:2,3").finished("src:0,1")),
+                basic("file-source-partition-lost",
+                        "a FileSource, finished; the TaskManager of src 0 is stopped during the failover")
+                        .source(SourceKind.FILE, 4).recoveryTimeout(3_000)
+                        .failover(at().hold("map:2,3").finished("src:*", "map:0,1").loseTaskManagerOf("src:0")),
+                basic("datagen-source",
+                        "a DataGeneratorSource (batch snapshots): src finished, map 0,1 finished")
+                        .source(SourceKind.DATAGEN, 4)
+                        .failover(at().hold("map:2,3").finished("src:*", "map:0,1")),
+                basic("datagen-source-partly-done",
+                        "a DataGeneratorSource: src 0,1 finished, 2,3 held")
+                        .source(SourceKind.DATAGEN, 4)
+                        .failover(at().hold("src:2,3").finished("src:0,1")));
         Map<String, Scenario> m = new LinkedHashMap<>();
         for (Scenario s : list) {
             m.put(s.name, s);

@@ -1,13 +1,13 @@
 package io.github.jobevent.flinkharness;
 
 import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.execution.ExecutionState;
 import org.apache.flink.runtime.executiongraph.AccessExecution;
 import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
 import org.apache.flink.runtime.executiongraph.AccessExecutionJobVertex;
 import org.apache.flink.runtime.executiongraph.AccessExecutionVertex;
-import org.apache.flink.runtime.highavailability.nonha.embedded.HaLeadershipControl;
 import org.apache.flink.runtime.jobgraph.JobGraph;
 import org.apache.flink.runtime.jobmaster.JobResult;
 import org.apache.flink.runtime.minicluster.MiniCluster;
@@ -30,31 +30,45 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
- * ScenarioRun runs one scenario in a MiniCluster of its own: submit, and for each failover wait
- * for the intended point, revoke the JobMaster's leadership, copy job-events, apply the damage,
- * grant leadership back; then wait for the job, check its output and write truth.json and
- * plan.json. Any deviation (a point not reached, a wrong output, records missing from the log)
- * throws.
+ * ScenarioRun runs one scenario in a MiniCluster of its own, with Flink's ZooKeeper HA services
+ * (see {@link ZooKeeper}): submit, and for each failover wait for the intended point, revoke
+ * leadership, copy the HA storage directory as Flink left it (job-events, the submitted job
+ * graph or execution plan), apply the damage, grant leadership back; then wait for the job,
+ * check its output and write truth.json and plan.json. Any deviation (a point not reached, a
+ * wrong output, records missing from the log) throws.
  */
 final class ScenarioRun {
     static final int TASK_MANAGERS = 2;
     static final int SLOTS_PER_TASK_MANAGER = 4;
     private static final long JOB_TIMEOUT_MS = 180_000;
+    /** CLUSTER_ID is Flink's default high-availability.cluster-id, "/default". */
+    static final String CLUSTER_ID = "default";
 
     private final Scenario s;
     private final String version;
     private final Path out;
 
+    /** restCheck, when set, runs jobevent against the live cluster's REST after the job. */
+    private final RestCheck restCheck;
+
     ScenarioRun(Scenario s, String version, Path out) {
+        this(s, version, out, null);
+    }
+
+    ScenarioRun(Scenario s, String version, Path out, RestCheck restCheck) {
         this.s = s;
         this.version = version;
         this.out = out;
+        this.restCheck = restCheck;
     }
 
     /** Sub is one subtask as the JobMaster saw it at a failover point. */
@@ -66,17 +80,26 @@ final class ScenarioRun {
     void run() throws Exception {
         Path tmp = Files.createTempDirectory("flink-harness-" + s.name + "-");
         Registry.reset();
-        try (MiniCluster mc = new MiniCluster(clusterConfiguration(tmp))) {
+        try (ZooKeeper zk = new ZooKeeper(Files.createDirectories(tmp.resolve("zookeeper")));
+                MiniCluster mc = new MiniCluster(clusterConfiguration(tmp, zk))) {
             mc.start();
-            runJob(mc, tmp);
+            try {
+                runJob(mc, zk, tmp.resolve("ha"));
+            } finally {
+                // The MiniCluster shuts down through its HA services: Flink must reach ZooKeeper.
+                Registry.releaseAll();
+                zk.restore();
+            }
         } finally {
             Registry.releaseAll();
             deleteTree(tmp);
         }
     }
 
-    private MiniClusterConfiguration clusterConfiguration(Path tmp) throws IOException {
+    private MiniClusterConfiguration clusterConfiguration(Path tmp, ZooKeeper zk) throws IOException {
         Map<String, String> c = new LinkedHashMap<>();
+        c.put("high-availability.type", "zookeeper");
+        c.put("high-availability.zookeeper.quorum", zk.quorum());
         c.put("execution.batch.job-recovery.enabled", "true");
         c.put("execution.batch.job-recovery.snapshot.min-pause", s.minPauseMillis + " ms");
         c.put("execution.batch.job-recovery.previous-worker.recovery.timeout", s.recoveryTimeoutMillis + " ms");
@@ -103,13 +126,11 @@ final class ScenarioRun {
                 .setNumTaskManagers(TASK_MANAGERS)
                 .setNumSlotsPerTaskManager(SLOTS_PER_TASK_MANAGER)
                 .setCommonBindAddress("127.0.0.1")
-                .setHaServices(MiniCluster.HaServices.WITH_LEADERSHIP_CONTROL)
+                .setHaServices(MiniCluster.HaServices.CONFIGURED)
                 .build();
     }
 
-    private void runJob(MiniCluster mc, Path tmp) throws Exception {
-        HaLeadershipControl ha = mc.getHaLeadershipControl()
-                .orElseThrow(() -> new IllegalStateException("MiniCluster without leadership control"));
+    private void runJob(MiniCluster mc, ZooKeeper zk, Path storage) throws Exception {
         List<String> taskManagers = taskManagerIds(mc);
         for (String spec : s.failOnce) {
             String[] p = spec.split("[:@]");
@@ -120,10 +141,10 @@ final class ScenarioRun {
             Registry.dropOneSinkRecord();
         }
 
-        JobGraph jg = JobBuilder.build(s);
+        JobGraph jg = JobBuilder.build(s, Files.createDirectories(storage.resolveSibling("input")));
         JobID id = jg.getJobID();
         mc.submitJob(jg).get(30, TimeUnit.SECONDS);
-        Path events = tmp.resolve("ha").resolve("default").resolve(id.toString()).resolve("job-events");
+        Path events = storage.resolve(CLUSTER_ID).resolve(id.toString()).resolve("job-events");
 
         List<Map<String, Vertex>> points = new ArrayList<>();
         List<String> lost = new ArrayList<>();
@@ -134,7 +155,8 @@ final class ScenarioRun {
             Scenario.Failover f = s.failovers.get(k);
             Map<String, Vertex> point = awaitPoint(mc, id, f, k);
             points.add(point);
-            ha.revokeJobMasterLeadership(id).get(30, TimeUnit.SECONDS);
+            zk.cut();
+            awaitSuspended(k);
 
             int wantFinished = 0;
             Set<String> finishedNow = new HashSet<>();
@@ -150,8 +172,8 @@ final class ScenarioRun {
             }
             awaitLog(events, filesBefore, wantFinished, k);
             boolean last = k == s.failovers.size() - 1;
-            Path dest = out.resolve(last ? "job-events" : "job-events.failover-" + (k + 1));
-            copied = EventsDir.copy(events, dest);
+            EventsDir.copyTree(storage, out.resolve(last ? "ha" : "ha.failover-" + (k + 1)));
+            copied = EventsDir.files(events).stream().map(p -> p.getFileName().toString()).toList();
             filesBefore = EventsDir.files(events).size();
             recoverable = finishedNow;
 
@@ -168,10 +190,11 @@ final class ScenarioRun {
                 addHolds(s.failovers.get(k + 1), k + 1);
             }
             Registry.nextEpoch();
-            ha.grantJobMasterLeadership(id).get(30, TimeUnit.SECONDS);
+            zk.restore();
+            awaitRecovered(mc, id, k);
         }
 
-        JobResult result = mc.requestJobResult(id).get(JOB_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+        JobResult result = jobResult(mc, id);
         if (!result.isSuccess()) {
             throw new HarnessFailure("job failed: " + result.getSerializedThrowable()
                     .map(t -> t.getFullStringifiedStackTrace()).orElse("no cause"));
@@ -181,6 +204,10 @@ final class ScenarioRun {
         Map<String, Object> truth = truth(id, points.get(points.size() - 1), fin, taskManagers, lost, copied);
         Files.writeString(out.resolve("truth.json"), Json.write(truth), StandardCharsets.UTF_8);
         Files.writeString(out.resolve("plan.json"), plan(fin) + "\n", StandardCharsets.UTF_8);
+        if (restCheck != null) {
+            restCheck.check(mc.getRestAddress().get(30, TimeUnit.SECONDS).toString(),
+                    events.subpath(storage.getNameCount(), events.getNameCount()), truth, out);
+        }
     }
 
     private void addHolds(Scenario.Failover f, int epoch) {
@@ -230,7 +257,16 @@ final class ScenarioRun {
         String previous = null;
         String why = "";
         while (System.currentTimeMillis() < deadline) {
-            AccessExecutionGraph eg = mc.getExecutionGraph(id).get(30, TimeUnit.SECONDS);
+            AccessExecutionGraph eg;
+            try {
+                eg = mc.getExecutionGraph(id).get(30, TimeUnit.SECONDS);
+            } catch (ExecutionException | TimeoutException e) {
+                // No leader yet after a grant, or the job is still being recovered.
+                why = "no execution graph: " + e.getCause();
+                previous = null;
+                Thread.sleep(250);
+                continue;
+            }
             if (eg.getState().isGloballyTerminalState()) {
                 throw new HarnessFailure("job " + eg.getState() + " before failover " + (epoch + 1));
             }
@@ -292,6 +328,70 @@ final class ScenarioRun {
     }
 
     /**
+     * awaitRecovered waits, after leadership was granted back, until the new Dispatcher answers
+     * for the job: the old one answers SUSPENDED until it has stopped.
+     */
+    private static void awaitRecovered(MiniCluster mc, JobID id, int k) throws Exception {
+        long deadline = System.currentTimeMillis() + 60_000;
+        String last = "";
+        while (System.currentTimeMillis() < deadline) {
+            try {
+                JobStatus st = mc.getJobStatus(id).get(5, TimeUnit.SECONDS);
+                if (st != JobStatus.SUSPENDED) {
+                    return;
+                }
+                last = st.toString();
+            } catch (ExecutionException | TimeoutException e) {
+                last = String.valueOf(e.getCause());
+            }
+            Thread.sleep(100);
+        }
+        throw new HarnessFailure("failover " + (k + 1) + ": the job was not recovered 60s after leadership was granted: " + last);
+    }
+
+    /** jobResult waits for the job's result from the Dispatcher that ran it to the end. */
+    private static JobResult jobResult(MiniCluster mc, JobID id) throws Exception {
+        long deadline = System.currentTimeMillis() + JOB_TIMEOUT_MS;
+        while (true) {
+            JobResult r = mc.requestJobResult(id).get(JOB_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+            if (!suspended(r) || System.currentTimeMillis() > deadline) {
+                return r;
+            }
+            Thread.sleep(100);
+        }
+    }
+
+    /**
+     * suspended reports whether a job result is a suspended job's (a stopping Dispatcher
+     * answered): Flink 2 has JobResult.getJobStatus, Flink 1.20 only the application status,
+     * UNKNOWN for a suspended job.
+     */
+    @SuppressWarnings("unchecked")
+    private static boolean suspended(JobResult r) throws ReflectiveOperationException {
+        try {
+            Optional<JobStatus> st = (Optional<JobStatus>) JobResult.class.getMethod("getJobStatus").invoke(r);
+            return st.isPresent() && st.get() == JobStatus.SUSPENDED;
+        } catch (NoSuchMethodException e) {
+            return JobResult.class.getMethod("getApplicationStatus").invoke(r).toString().equals("UNKNOWN");
+        }
+    }
+
+    /**
+     * awaitSuspended waits, after leadership was revoked, until the JobMaster has cancelled the
+     * subtasks held at their gates: the job is suspended and its JobMaster gone.
+     */
+    private static void awaitSuspended(int k) throws Exception {
+        long deadline = System.currentTimeMillis() + 60_000;
+        while (!Registry.blocked().isEmpty()) {
+            if (System.currentTimeMillis() > deadline) {
+                throw new HarnessFailure("failover " + (k + 1) + ": subtasks still held 60s after leadership was revoked: "
+                        + new TreeSet<>(Registry.blocked()));
+            }
+            Thread.sleep(100);
+        }
+    }
+
+    /**
      * awaitLog waits until the old JobMaster's files (from index first) hold one vertex-finished
      * record per subtask that finished under it, and the directory has stopped changing.
      */
@@ -339,20 +439,23 @@ final class ScenarioRun {
         return ids;
     }
 
-    /** checkOutput compares the sink's output (last attempt per subtask) with the exact counts. */
+    /**
+     * checkOutput compares each sink's output (last attempt per subtask) with the exact counts:
+     * every key n mod K of the records 0..N-1, times the sink's factor (how many times the job
+     * feeds each record to it: two unioned sources, a broadcast edge, ...).
+     */
     private void checkOutput() {
-        TreeMap<Long, Long> got = new TreeMap<>();
-        for (Map<Long, Long> m : Registry.sinkOutput().values()) {
-            m.forEach((k, v) -> got.merge(k, v, Long::sum));
-        }
-        TreeMap<Long, Long> want = new TreeMap<>();
-        for (long n = 0; n < s.records; n++) {
-            want.merge(n % s.keys, 1L, Long::sum);
-        }
-        if (!got.equals(want)) {
-            long total = got.values().stream().mapToLong(Long::longValue).sum();
-            throw new HarnessFailure("wrong output: " + got.size() + " keys, " + total + " records; want "
-                    + want.size() + " keys, " + s.records + " records");
+        for (Map.Entry<String, Integer> sink : s.sinks.entrySet()) {
+            Map<Long, Long> got = Registry.sinkOutput(sink.getKey());
+            TreeMap<Long, Long> want = new TreeMap<>();
+            for (long n = 0; n < s.records; n++) {
+                want.merge(n % s.keys, (long) sink.getValue(), Long::sum);
+            }
+            if (!got.equals(want)) {
+                long total = got.values().stream().mapToLong(Long::longValue).sum();
+                throw new HarnessFailure("wrong output of " + sink.getKey() + ": " + got.size() + " keys, " + total
+                        + " records; want " + want.size() + " keys, " + s.records * sink.getValue() + " records");
+            }
         }
     }
 
