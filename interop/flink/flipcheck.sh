@@ -12,7 +12,7 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
-rel="${1:-testdata/flink/1.20.5/min-pause-released-producer/job-events/events.1}"
+rel="${1:-pkg/flink/testdata/flips/1.20.5-min-pause-released-producer-events.1}"
 [ $# -le 1 ] || { echo "usage: [FLINK=1.20|2] flipcheck.sh [FILE]" >&2; exit 2; }
 
 . "$here/build.sh"

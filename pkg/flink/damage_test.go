@@ -15,7 +15,7 @@ import (
 // empty only when it is: torn-only and gapped directories say so, naming
 // the file.
 func TestOpen_NoRecordsSaysWhy(t *testing.T) {
-	real, err := os.ReadFile("../../testdata/flink/1.20.5/min-pause-released-producer/job-events/events.1")
+	real, err := os.ReadFile("testdata/flips/1.20.5-min-pause-released-producer-events.1")
 	if err != nil {
 		t.Fatal(err)
 	}
