@@ -127,6 +127,19 @@ type Event struct {
 type Graph struct {
 	Vertices []Vertex
 	Edges    []Edge
+	// Datasets declares datasets by their producer (Flink's
+	// IntermediateDataSets), for those whose consumers the graph may not
+	// name: a dataset no edge reads is consumed by vertices not yet known,
+	// so its partitions are always needed. An edge's Dataset need not be
+	// declared here. Nil for jobevent's own jobs.
+	Datasets []Dataset
+}
+
+// Dataset is the output of one producer vertex that one or more consumer
+// vertices read (Flink's IntermediateDataSet).
+type Dataset struct {
+	ID       string
+	Producer string // vertex id
 }
 
 // Vertex is one vertex of the job graph.
@@ -147,6 +160,24 @@ type Edge struct {
 	From    string
 	To      string
 	Pattern string // PatternPointwise or PatternAllToAll
+	// Dataset names the dataset the edge reads. Edges with one From and
+	// one Dataset read the same partitions: one per producer subtask,
+	// needed while a consumer subtask of any of them will run. Empty: the
+	// edge reads a dataset of its own, as every edge of jobevent's jobs.
+	Dataset string
+	// Ranges lists the producer subtasks each consumer subtask reads,
+	// when they are not what Pattern computes (Flink 2.x balances
+	// pointwise ranges by bytes): every consumer subtask has one or more
+	// rows. Nil: Pattern decides.
+	Ranges []Range
+}
+
+// Range says that consumer subtask Subtask of an edge reads producer
+// subtasks First to Last, both included.
+type Range struct {
+	Subtask int32
+	First   int32
+	Last    int32
 }
 
 // Partition describes one result partition of a finished attempt.

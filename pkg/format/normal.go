@@ -87,8 +87,14 @@ func normalGraph(g *Graph) *Graph {
 		n.Edges = make([]Edge, len(g.Edges))
 		for i, ed := range g.Edges {
 			ed.Pattern = patternOrDefault(ed.Pattern)
+			if len(ed.Ranges) == 0 {
+				ed.Ranges = nil
+			}
 			n.Edges[i] = ed
 		}
+	}
+	if len(g.Datasets) > 0 {
+		n.Datasets = g.Datasets
 	}
 	return n
 }

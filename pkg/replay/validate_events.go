@@ -104,13 +104,15 @@ func (v *validator) inputsFinished(c, j int32) (string, bool) {
 		if pv.par == 0 {
 			return "vertex " + id + " (not initialized)", false
 		}
-		if !ed.pointwise && pv.finished == pv.par {
+		if ed.allToAll(pv.par, cv.par) && pv.finished == pv.par {
 			continue
 		}
-		lo, hi := producers(ed.pointwise, j, pv.par, cv.par)
-		for i := lo; i < hi; i++ {
-			if !v.sub[pv.base+i].inMap {
-				return format.SubtaskRef{Vertex: id, Subtask: i}.String(), false
+		var buf [1]span
+		for _, sp := range ed.producerSpans(j, pv.par, cv.par, &buf) {
+			for i := sp[0]; i < sp[1]; i++ {
+				if !v.sub[pv.base+i].inMap {
+					return format.SubtaskRef{Vertex: id, Subtask: i}.String(), false
+				}
 			}
 		}
 	}
