@@ -49,8 +49,10 @@ type row struct {
 }
 
 type graphRow struct {
-	Vertices []vertexRow `parquet:"vertices,list"`
-	Edges    []edgeRow   `parquet:"edges,list"`
+	Vertices []vertexRow  `parquet:"vertices,list"`
+	Edges    []edgeRow    `parquet:"edges,list"`
+	Ranges   []rangeRow   `parquet:"ranges,list"`   // since 1.2: every edge's Ranges, by edge index
+	Datasets []datasetRow `parquet:"datasets,list"` // since 1.2
 }
 
 type vertexRow struct {
@@ -65,6 +67,19 @@ type edgeRow struct {
 	From    string `parquet:"from,dict,uncompressed"`
 	To      string `parquet:"to,dict,uncompressed"`
 	Pattern string `parquet:"pattern,dict,uncompressed"`
+	Dataset string `parquet:"dataset,dict,uncompressed"` // since 1.2; "" for none
+}
+
+type rangeRow struct {
+	Edge    int32 `parquet:"edge,uncompressed"`
+	Subtask int32 `parquet:"subtask,uncompressed"`
+	First   int32 `parquet:"first,uncompressed"`
+	Last    int32 `parquet:"last,uncompressed"`
+}
+
+type datasetRow struct {
+	ID       string `parquet:"id,dict,uncompressed"`
+	Producer string `parquet:"producer,dict,uncompressed"`
 }
 
 type partitionRow struct {

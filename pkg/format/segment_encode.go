@@ -59,6 +59,24 @@ type segmentEncoder struct {
 	cols      [numColumns][]parquet.Value // the values of one batch, by column
 	sets      []fieldSet                  // the fields of each event of the batch
 	keys      []string                    // scratch for sorted coordinator keys
+	ranges    []flatRange                 // scratch for a graph's ranges
+}
+
+// flatRange is one range of a graph's edge, with the edge's index: a row
+// of the graph.ranges list.
+type flatRange struct {
+	edge int32
+	Range
+}
+
+// flatRanges appends the ranges of every edge of g to dst, by edge.
+func flatRanges(dst []flatRange, g *Graph) []flatRange {
+	for i, ed := range g.Edges {
+		for _, r := range ed.Ranges {
+			dst = append(dst, flatRange{edge: int32(i), Range: r})
+		}
+	}
+	return dst
 }
 
 // encoders keeps segment encoders, with their column buffers, for reuse:
@@ -258,7 +276,8 @@ var listGroups = [...]struct {
 	f    field
 	cols []int
 }{
-	{fieldGraph, vertexCols}, {fieldGraph, edgeCols}, {fieldPartitions, partitionCols},
+	{fieldGraph, vertexCols}, {fieldGraph, edgeCols}, {fieldGraph, rangeCols}, {fieldGraph, datasetCols},
+	{fieldPartitions, partitionCols},
 	{fieldSubtasks, subtaskCols}, {fieldCoordinators, coordinatorCols},
 }
 
@@ -315,9 +334,12 @@ func (enc *segmentEncoder) appendList(e *Event, set fieldSet, f field, cols []in
 	if f == fieldCoordinators {
 		enc.keys = sortedKeysInto(enc.keys[:0], e.Coordinators)
 	}
+	if cols[0] == colRangeEdge {
+		enc.ranges = flatRanges(enc.ranges[:0], e.Graph)
+	}
 	for _, col := range cols {
 		for j := range n {
-			v := listValue(e, col, j, enc.keys)
+			v := enc.listValue(e, col, j)
 			v.SetDefinitionLevel(defElement)
 			if j > 0 {
 				v.SetRepetitionLevel(1)
@@ -344,7 +366,9 @@ var columnFields = [numColumns]field{
 	colReason: fieldReason, colStatus: fieldStatus,
 	colVertexID: fieldGraph, colVertexOperator: fieldGraph, colVertexParallelism: fieldGraph,
 	colVertexMaxParallelism: fieldGraph, colVertexCoordinator: fieldGraph,
-	colEdgeFrom: fieldGraph, colEdgeTo: fieldGraph, colEdgePattern: fieldGraph,
+	colEdgeFrom: fieldGraph, colEdgeTo: fieldGraph, colEdgePattern: fieldGraph, colEdgeDataset: fieldGraph,
+	colRangeEdge: fieldGraph, colRangeSubtask: fieldGraph, colRangeFirst: fieldGraph, colRangeLast: fieldGraph,
+	colDatasetID: fieldGraph, colDatasetProducer: fieldGraph,
 	colPartitionConsumer: fieldPartitions, colPartitionBytes: fieldPartitions, colPartitionRecords: fieldPartitions,
 	colSubtasksVertex: fieldSubtasks, colSubtasksSubtask: fieldSubtasks,
 	colCoordinatorsVertex: fieldCoordinators, colCoordinatorsState: fieldCoordinators,
@@ -405,8 +429,16 @@ func listCount(e *Event, col int) int {
 			return 0
 		case col <= colVertexCoordinator:
 			return len(e.Graph.Vertices)
-		default:
+		case col <= colEdgeDataset:
 			return len(e.Graph.Edges)
+		case col <= colRangeLast:
+			n := 0
+			for _, ed := range e.Graph.Edges {
+				n += len(ed.Ranges)
+			}
+			return n
+		default:
+			return len(e.Graph.Datasets)
 		}
 	case fieldPartitions:
 		if e.Partitions == nil {
@@ -421,10 +453,25 @@ func listCount(e *Event, col int) int {
 	panic(fmt.Sprintf("format: column %d is not a list", col))
 }
 
-// listValue returns element j of column col for e; keys are e's sorted
-// coordinator keys.
-func listValue(e *Event, col, j int, keys []string) parquet.Value {
+// listValue returns element j of column col for e, from enc's scratch of
+// e's sorted coordinator keys and flattened ranges.
+func (enc *segmentEncoder) listValue(e *Event, col, j int) parquet.Value {
+	keys := enc.keys
 	switch col {
+	case colEdgeDataset:
+		return strValue(e.Graph.Edges[j].Dataset)
+	case colRangeEdge:
+		return parquet.Int32Value(enc.ranges[j].edge)
+	case colRangeSubtask:
+		return parquet.Int32Value(enc.ranges[j].Subtask)
+	case colRangeFirst:
+		return parquet.Int32Value(enc.ranges[j].First)
+	case colRangeLast:
+		return parquet.Int32Value(enc.ranges[j].Last)
+	case colDatasetID:
+		return strValue(e.Graph.Datasets[j].ID)
+	case colDatasetProducer:
+		return strValue(e.Graph.Datasets[j].Producer)
 	case colVertexID:
 		return strValue(e.Graph.Vertices[j].ID)
 	case colVertexOperator:
