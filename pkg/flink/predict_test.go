@@ -58,14 +58,80 @@ func scenarioDirs(t *testing.T) []string {
 	return dirs
 }
 
-// eventsDir returns the job-events directory copied at the last failover:
-// job-events (copies of earlier failovers are job-events.failover-N).
+// eventsDir returns the job-events directory copied at the last failover
+// (copies of earlier failovers are job-events.failover-N), by jobEventsDir.
 func eventsDir(t *testing.T, dir string) string {
-	d := filepath.Join(dir, "job-events")
-	if _, err := os.Stat(d); err != nil {
+	d := jobEventsDir(dir)
+	if d == "" {
 		t.Fatalf("no job-events directory in %s", dir)
 	}
 	return d
+}
+
+// jobEventsDir returns a harness scenario's job-events directory at the
+// (last) failover: <dir>/job-events, or <dir>/ha/<cluster-id>/<job
+// id>/job-events where the scenario keeps Flink's HA storage directory as
+// Flink left it; "" when there is neither (or several).
+func jobEventsDir(dir string) string {
+	if d := filepath.Join(dir, "job-events"); isDir(d) {
+		return d
+	}
+	if m, _ := filepath.Glob(filepath.Join(dir, "ha", "*", "*", "job-events")); len(m) == 1 && isDir(m[0]) {
+		return m[0]
+	}
+	return ""
+}
+
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
+}
+
+// TestJobEventsDir: both layouts of a scenario are found.
+func TestJobEventsDir(t *testing.T) {
+	dir := t.TempDir()
+	old := filepath.Join(dir, "a", "job-events")
+	ha := filepath.Join(dir, "b", "ha", "default", strings.Repeat("0f", 16), "job-events")
+	for _, d := range []string{old, ha, filepath.Join(dir, "c")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for sub, want := range map[string]string{"a": old, "b": ha, "c": ""} {
+		if got := jobEventsDir(filepath.Join(dir, sub)); got != want {
+			t.Errorf("jobEventsDir(%s) = %q, want %q", sub, got, want)
+		}
+	}
+}
+
+// TestValidate_RealFlink: validate's rules that apply to a Flink log find
+// no error in any harness log (every one is a valid job), and the graph
+// names every dataset its initialized vertices read (the REST plan names
+// none for the edges into the others).
+func TestValidate_RealFlink(t *testing.T) {
+	skipped := map[string]bool{replay.RuleFinishWithoutStart: true, replay.RuleAttemptOverlap: true, replay.RuleSnapshotCoordinator: true}
+	for _, dir := range scenarioDirs(t) {
+		tr := readTruth(t, dir)
+		l, err := flink.Open(os.DirFS(eventsDir(t, dir)), options(t, dir, tr))
+		if err != nil {
+			t.Fatal(err)
+		}
+		src, err := l.Events()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range replay.Validate(src, replay.ValidateOptions{}) {
+			if f.Severity == replay.SeverityError && !skipped[f.Rule] {
+				t.Errorf("%s: %s", dir, f)
+			}
+		}
+		src.Close()
+		for _, e := range l.Graph().Edges {
+			if v := l.Graph().Vertex(e.To); e.Dataset == "" && v != nil && v.Parallelism > 0 {
+				t.Errorf("%s: edge %s -> %s names no dataset", dir, e.From, e.To)
+			}
+		}
+	}
 }
 
 func readTruth(t *testing.T, dir string) *truth {

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"io"
 	"net/netip"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -484,43 +482,4 @@ func TestShape_PartitionSizesConsumerNotInitialized(t *testing.T) {
 	each(want, src, "rerun 1", 0)
 	each(want, src, "keep 0", 1)
 	expect(t, dryRun(t, log, "tm0"), want)
-}
-
-// TestShape_RealFixturesLayout: the helper that finds a scenario's
-// job-events directory accepts both layouts of testdata/flink.
-func TestShape_RealFixturesLayout(t *testing.T) {
-	dir := t.TempDir()
-	old := filepath.Join(dir, "a", "job-events")
-	ha := filepath.Join(dir, "b", "ha", "cluster", strings.Repeat("0f", 16), "job-events")
-	for _, d := range []string{old, ha} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if got := jobEventsDir(filepath.Join(dir, "a")); got != old {
-		t.Fatalf("jobEventsDir = %q, want %q", got, old)
-	}
-	if got := jobEventsDir(filepath.Join(dir, "b")); got != ha {
-		t.Fatalf("jobEventsDir = %q, want %q", got, ha)
-	}
-}
-
-// jobEventsDir returns a harness scenario's job-events directory at the
-// (last) failover: <dir>/job-events, or <dir>/ha/<cluster-id>/<job
-// id>/job-events as the fixtures with Flink's HA directory lay it out; ""
-// when there is neither.
-func jobEventsDir(dir string) string {
-	if d := filepath.Join(dir, "job-events"); isDir(d) {
-		return d
-	}
-	m, _ := filepath.Glob(filepath.Join(dir, "ha", "*", "*", "job-events"))
-	if len(m) == 1 {
-		return m[0]
-	}
-	return ""
-}
-
-func isDir(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.IsDir()
 }
