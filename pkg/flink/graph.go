@@ -223,6 +223,7 @@ func (g *graphBuilder) producers(plan *JobPlan, names map[string]string) (map[ID
 	}
 	g.eliminate(pending, out, plan)
 	for _, v := range g.vertices {
+		rest := g.unaccounted(v, out, plan)
 		for _, in := range v.inputs {
 			cands, open := pending[in.DataSetID]
 			if _, done := out[in.DataSetID]; done || !open {
@@ -231,8 +232,18 @@ func (g *graphBuilder) producers(plan *JobPlan, names map[string]string) (map[ID
 			label := vertexLabel(v.id.String(), names[v.id.String()])
 			switch {
 			case len(cands) > 0:
-				out[in.DataSetID] = cands[0]
-				notes = append(notes, fmt.Sprintf("assumed %s produces dataset %s, read by %s (the plan's inputs of that vertex of equal parallelism cannot tell which dataset is whose)", cands[0], in.DataSetID, label))
+				// In the order of the plan's inputs, as Flink's
+				// LinkedHashMap of input infos holds them for a vertex
+				// of fixed parallelism.
+				pick := cands[0]
+				for k, r := range rest {
+					if slices.Contains(cands, r) {
+						pick, rest = r, slices.Delete(rest, k, k+1)
+						break
+					}
+				}
+				out[in.DataSetID] = pick
+				notes = append(notes, fmt.Sprintf("assumed %s produces dataset %s, read by %s (by the order of the plan's inputs: its producers of equal parallelism cannot tell which dataset is whose)", pick, in.DataSetID, label))
 			case plan != nil:
 				notes = append(notes, fmt.Sprintf("the producer of dataset %s, read by %s, is none of the plan's inputs of that vertex: the edge is left out", in.DataSetID, label))
 			default:
@@ -242,6 +253,29 @@ func (g *graphBuilder) producers(plan *JobPlan, names map[string]string) (map[ID
 		}
 	}
 	return out, notes
+}
+
+// unaccounted returns the producers of consumer v's plan inputs, in plan
+// order, less one for each of its datasets whose producer is decided.
+func (g *graphBuilder) unaccounted(v *jobVertex, out map[ID]ID, plan *JobPlan) []ID {
+	n := plan.node(v.id.String())
+	if n == nil {
+		return nil
+	}
+	var rest []ID
+	for _, pi := range n.Inputs {
+		if id, err := parseID(pi.ID); err == nil {
+			rest = append(rest, id)
+		}
+	}
+	for _, in := range v.inputs {
+		if p, ok := out[in.DataSetID]; ok {
+			if k := slices.Index(rest, p); k >= 0 {
+				rest = slices.Delete(rest, k, k+1)
+			}
+		}
+	}
+	return rest
 }
 
 func intersect(a, b []ID) []ID {

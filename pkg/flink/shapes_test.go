@@ -483,3 +483,43 @@ func TestShape_PartitionSizesConsumerNotInitialized(t *testing.T) {
 	each(want, src, "keep 0", 1)
 	expect(t, dryRun(t, log, "tm0"), want)
 }
+
+// TestShape_JoinProducers: j(2) joins s1(2) and s2(2) (two datasets of
+// random 1.20 ids; parallelism cannot tell them apart). k(2) also reads
+// s1's dataset, and the plan names k's one input: so that dataset is
+// s1's, and the other, by elimination, s2's, with nothing assumed.
+// Without k the plan's input order decides, as an assumption.
+func TestShape_JoinProducers(t *testing.T) {
+	s1, s2, j, k, d1, d2 := vid(1), vid(2), vid(3), vid(4), did(1), did(2)
+	build := func(withK bool) *Log {
+		l := newFlinkLog()
+		l.init(s1, 2)
+		l.init(s2, 2)
+		l.init(j, 2, allToAll(d2, 2, 2), allToAll(d1, 2, 2)) // a HashMap's order
+		nodes := []PlanNode{node(s1, 2), node(s2, 2), node(j, 2, input(s1, "HASH"), input(s2, "HASH"))}
+		if withK {
+			l.init(k, 2, allToAll(d1, 2, 2))
+			nodes = append(nodes, node(k, 2, input(s1, "HASH")))
+		}
+		return l.open(t, Options{Plan: planOf(nodes...)})
+	}
+	log := build(true)
+	got := map[string]string{}
+	for _, e := range log.Graph().Edges {
+		got[e.Dataset+">"+e.To] = e.From
+	}
+	if got[d1.String()+">"+j.String()] != s1.String() || got[d2.String()+">"+j.String()] != s2.String() || got[d1.String()+">"+k.String()] != s1.String() {
+		t.Fatalf("edges = %v", got)
+	}
+	if len(log.Notes()) > 1 { // the coordinator kinds
+		t.Fatalf("notes = %q", log.Notes())
+	}
+	log = build(false)
+	seen := map[string]bool{}
+	for _, e := range log.Graph().Edges {
+		seen[e.From] = true
+	}
+	if len(seen) != 2 || !strings.Contains(strings.Join(log.Notes(), "\n"), "by the order of the plan's inputs") {
+		t.Fatalf("edges %+v, notes %q", log.Graph().Edges, log.Notes())
+	}
+}
