@@ -155,7 +155,9 @@ func derived(producer ID, e int32) ID {
 
 // planOf returns a REST plan: nodes with their parallelism and, for each,
 // its inputs as (producer, ship strategy) pairs.
-func planOf(nodes ...PlanNode) *JobPlan { return &JobPlan{JobID: strings.Repeat("ab", 16), Nodes: nodes} }
+func planOf(nodes ...PlanNode) *JobPlan {
+	return &JobPlan{JobID: strings.Repeat("ab", 16), Nodes: nodes}
+}
 
 func node(v ID, p int32, inputs ...PlanInput) PlanNode {
 	return PlanNode{ID: v.String(), Parallelism: p, Description: "v" + v.String()[:4], Inputs: inputs}

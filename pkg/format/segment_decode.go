@@ -83,19 +83,19 @@ func corruptf(format string, args ...any) {
 
 // segmentDecoder decodes the row groups of a file in order.
 type segmentDecoder struct {
-	file     *parquet.File
-	cols     [numColumns]colCursor
-	index    [numColumns]int // the file's column index of each of our columns; -1: absent
+	file  *parquet.File
+	cols  [numColumns]colCursor
+	index [numColumns]int // the file's column index of each of our columns; -1: absent
 	// graphCols, edgeCols are the graph's and its edges' columns that the
 	// file has (a segment of schema 1.0 or 1.1 has no edge datasets,
 	// ranges or datasets).
 	graphCols, edgeCols []int
-	ranges, datasets    bool // the file has the graph's ranges, datasets
-	rowGroup int             // next row group to open
-	fields   Fields          // the projection: fields decoded
-	left     int64           // rows left in the open row group
-	sets     []fieldSet
-	scratch  scratch
+	ranges, datasets    bool   // the file has the graph's ranges, datasets
+	rowGroup            int    // next row group to open
+	fields              Fields // the projection: fields decoded
+	left                int64  // rows left in the open row group
+	sets                []fieldSet
+	scratch             scratch
 }
 
 func newSegmentDecoder(f *parquet.File) *segmentDecoder {
