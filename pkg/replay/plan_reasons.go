@@ -84,7 +84,7 @@ func (p *planner) resetReasons(x, v int32) uint8 {
 	i := x - vs.base
 	var buf [1]span
 	for k, d := range p.t.outDS[v] {
-		if p.missing(x, int32(k)) && (p.s.uninitializedConsumer(d) || p.consumerWillIn(d, i)) {
+		if p.missing(x, int32(k)) && (p.s.uninitializedConsumer(d) || p.consumerWill(d, i, p.willIn)) {
 			r |= rPartitionLost
 			break
 		}
@@ -105,22 +105,6 @@ func (p *planner) resetReasons(x, v int32) uint8 {
 		}
 	}
 	return r
-}
-
-// consumerWillIn is consumerWill after explain's prefix counts are made.
-func (p *planner) consumerWillIn(d, i int32) bool {
-	m := p.s.vs[p.t.datasets[d].producer].parallelism
-	var buf [1]span
-	for _, ei := range p.t.datasets[d].edges {
-		e := &p.t.edges[ei]
-		cv := &p.s.vs[e.to]
-		for _, sp := range e.consumerSpans(i, m, cv.parallelism, &buf) {
-			if p.willIn(cv.base+sp[0], cv.base+sp[1]) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // willIn reports whether a subtask in the dense range [lo, hi) will run.

@@ -150,7 +150,7 @@ func (p *planner) untrackOptional() {
 			}
 			for i := int32(0); i < vs.parallelism; i++ {
 				x := vs.base + i
-				if p.flags[x]&fFinished != 0 && !p.consumerWill(d, i) {
+				if p.flags[x]&fFinished != 0 && !p.consumerWill(d, i, p.anyWill) {
 					p.miss[p.missOff[v]+int(i)*row+k] = true
 				}
 			}
@@ -159,15 +159,16 @@ func (p *planner) untrackOptional() {
 }
 
 // consumerWill reports whether a consumer subtask that reads partition i
-// of dataset d, over any edge of it, will run.
-func (p *planner) consumerWill(d, i int32) bool {
+// of dataset d, over any edge of it, will run: whether will holds for
+// some span of consumer subtasks (dense indices [lo, hi)) reading it.
+func (p *planner) consumerWill(d, i int32, will func(lo, hi int32) bool) bool {
 	m := p.s.vs[p.t.datasets[d].producer].parallelism
 	var buf [1]span
 	for _, ei := range p.t.datasets[d].edges {
 		e := &p.t.edges[ei]
 		cv := &p.s.vs[e.to]
 		for _, sp := range e.consumerSpans(i, m, cv.parallelism, &buf) {
-			if p.anyWill(cv.base+sp[0], cv.base+sp[1]) {
+			if will(cv.base+sp[0], cv.base+sp[1]) {
 				return true
 			}
 		}
