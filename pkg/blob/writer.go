@@ -451,8 +451,9 @@ func estimateSize(e *format.Event) int {
 			n += 8 + len(v.ID) + len(v.Operator) + len(v.Coordinator)
 		}
 		for _, ed := range g.Edges {
-			n += len(ed.From) + len(ed.To) + len(ed.Pattern) + len(ed.Dataset) + 16*len(ed.Ranges)
+			n += len(ed.From) + len(ed.To) + len(ed.Pattern) + len(ed.Dataset)
 		}
+		n += 16 * len(g.Ranges)
 		for _, d := range g.Datasets {
 			n += len(d.ID) + len(d.Producer)
 		}

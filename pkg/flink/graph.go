@@ -139,9 +139,12 @@ func (g *graphBuilder) graph(opts Options) (*format.Graph, map[string]string, []
 				continue
 			}
 			pattern, ranges := edgeShape(g.byID[prod].parallelism, v.parallelism, in)
+			for _, r := range ranges {
+				r.Edge = int32(len(out.Edges))
+				out.Ranges = append(out.Ranges, r)
+			}
 			out.Edges = append(out.Edges, format.Edge{
-				From: prod.String(), To: v.id.String(), Pattern: pattern,
-				Dataset: in.DataSetID.String(), Ranges: ranges,
+				From: prod.String(), To: v.id.String(), Pattern: pattern, Dataset: in.DataSetID.String(),
 			})
 		}
 	}

@@ -14,8 +14,9 @@ const datasetLine = `{"seq":1,"time":"1970-01-01T00:00:00.000000000Z","epoch":1,
 	`{"id":"b","operator":"","parallelism":2,"max_parallelism":2,"coordinator":"none"}],"edges":[` +
 	`{"from":"src","to":"a","pattern":"all_to_all","dataset":"d1"},` +
 	`{"from":"src","to":"b","pattern":"all_to_all","dataset":"d1"},` +
-	`{"from":"src","to":"b","pattern":"pointwise","dataset":"d2","ranges":[{"subtask":0,"first":0,"last":1},{"subtask":1,"first":1,"last":1}]},` +
+	`{"from":"src","to":"b","pattern":"pointwise","dataset":"d2"},` +
 	`{"from":"a","to":"b","pattern":"all_to_all"}],` +
+	`"ranges":[{"edge":2,"subtask":0,"first":0,"last":1},{"edge":2,"subtask":1,"first":1,"last":1}],` +
 	`"datasets":[{"id":"d3","producer":"a"}]}}` + "\n" +
 	`{"seq":2,"time":"1970-01-01T00:00:00.000000000Z","epoch":1,"kind":"master_started","job":"j","master":"m","recovering":false}` + "\n"
 
@@ -28,7 +29,7 @@ func TestGraphDatasets_RoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	g := events[0].Graph
-	if len(g.Datasets) != 1 || g.Edges[1].Dataset != "d1" || len(g.Edges[2].Ranges) != 2 || g.Edges[3].Dataset != "" {
+	if len(g.Datasets) != 1 || g.Edges[1].Dataset != "d1" || len(g.Ranges) != 2 || g.Ranges[1].Edge != 2 || g.Edges[3].Dataset != "" {
 		t.Fatalf("graph = %+v", g)
 	}
 	if got := string(encodeJSON(events)); got != datasetLine {

@@ -127,6 +127,12 @@ type Event struct {
 type Graph struct {
 	Vertices []Vertex
 	Edges    []Edge
+	// Ranges lists, for the edges whose consumed ranges are not what
+	// their Pattern computes (Flink 2.x balances pointwise ranges by
+	// bytes), the producer subtasks each consumer subtask reads: every
+	// consumer subtask of such an edge has one or more rows. Nil for
+	// jobevent's own jobs.
+	Ranges []Range
 	// Datasets declares datasets by their producer (Flink's
 	// IntermediateDataSets), for those whose consumers the graph may not
 	// name: a dataset no edge reads is consumed by vertices not yet known,
@@ -165,16 +171,12 @@ type Edge struct {
 	// needed while a consumer subtask of any of them will run. Empty: the
 	// edge reads a dataset of its own, as every edge of jobevent's jobs.
 	Dataset string
-	// Ranges lists the producer subtasks each consumer subtask reads,
-	// when they are not what Pattern computes (Flink 2.x balances
-	// pointwise ranges by bytes): every consumer subtask has one or more
-	// rows. Nil: Pattern decides.
-	Ranges []Range
 }
 
-// Range says that consumer subtask Subtask of an edge reads producer
-// subtasks First to Last, both included.
+// Range says that consumer subtask Subtask of edge Edge (an index into
+// Graph.Edges) reads producer subtasks First to Last, both included.
 type Range struct {
+	Edge    int32
 	Subtask int32
 	First   int32
 	Last    int32

@@ -133,12 +133,12 @@ func appendGraph(dst []byte, g *Graph) []byte {
 		if ed.Dataset != "" {
 			dst = appendString(append(dst, `,"dataset":`...), ed.Dataset)
 		}
-		if len(ed.Ranges) > 0 {
-			dst = appendRanges(append(dst, `,"ranges":`...), ed.Ranges)
-		}
 		dst = append(dst, '}')
 	}
 	dst = append(dst, ']')
+	if g != nil && len(g.Ranges) > 0 {
+		dst = appendRanges(append(dst, `,"ranges":`...), g.Ranges)
+	}
 	if g != nil && len(g.Datasets) > 0 {
 		dst = append(dst, `,"datasets":[`...)
 		for i, d := range g.Datasets {
@@ -154,14 +154,15 @@ func appendGraph(dst []byte, g *Graph) []byte {
 	return append(dst, '}')
 }
 
-// appendRanges writes an edge's ranges: [{"subtask","first","last"}...].
+// appendRanges writes a graph's ranges: [{"edge","subtask","first","last"}...].
 func appendRanges(dst []byte, rs []Range) []byte {
 	dst = append(dst, '[')
 	for i, r := range rs {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = strconv.AppendInt(append(dst, `{"subtask":`...), int64(r.Subtask), 10)
+		dst = strconv.AppendInt(append(dst, `{"edge":`...), int64(r.Edge), 10)
+		dst = strconv.AppendInt(append(dst, `,"subtask":`...), int64(r.Subtask), 10)
 		dst = strconv.AppendInt(append(dst, `,"first":`...), int64(r.First), 10)
 		dst = strconv.AppendInt(append(dst, `,"last":`...), int64(r.Last), 10)
 		dst = append(dst, '}')

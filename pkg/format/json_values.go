@@ -12,10 +12,10 @@ import (
 )
 
 var (
-	graphKeys     = []string{"vertices", "edges", "datasets"}
+	graphKeys     = []string{"vertices", "edges", "ranges", "datasets"}
 	vertexKeys    = []string{"id", "operator", "parallelism", "max_parallelism", "coordinator"}
-	edgeKeys      = []string{"from", "to", "pattern", "dataset", "ranges"}
-	rangeKeys     = []string{"subtask", "first", "last"}
+	edgeKeys      = []string{"from", "to", "pattern", "dataset"}
+	rangeKeys     = []string{"edge", "subtask", "first", "last"}
 	datasetKeys   = []string{"id", "producer"}
 	partitionKeys = []string{"consumer", "bytes", "records"}
 	subtaskKeys   = []string{"vertex", "subtask"}
@@ -37,6 +37,10 @@ func (p *jsonParser) parseGraph(at *fpath) (*Graph, *SyntaxError) {
 				g.Edges = append(g.Edges, ed)
 				return err
 			})
+		case 2:
+			var err *SyntaxError
+			g.Ranges, err = p.parseRanges(fp)
+			return err
 		}
 		g.Datasets = []Dataset{}
 		return p.parseArray(fp, func(ep *fpath) *SyntaxError {
@@ -63,10 +67,12 @@ func (p *jsonParser) parseRanges(at *fpath) ([]Range, *SyntaxError) {
 		err := p.members(ep, rangeKeys, func(i int, fp *fpath) (err *SyntaxError) {
 			switch i {
 			case 0:
-				r.Subtask, err = p.parseInt32(fp)
+				r.Edge, err = p.parseInt32(fp)
 			case 1:
-				r.First, err = p.parseInt32(fp)
+				r.Subtask, err = p.parseInt32(fp)
 			case 2:
+				r.First, err = p.parseInt32(fp)
+			case 3:
 				r.Last, err = p.parseInt32(fp)
 			}
 			return err
@@ -108,8 +114,6 @@ func (p *jsonParser) parseEdge(at *fpath) (ed Edge, err *SyntaxError) {
 			ed.Pattern, err = p.parseString(fp)
 		case 3:
 			ed.Dataset, err = p.parseString(fp)
-		case 4:
-			ed.Ranges, err = p.parseRanges(fp)
 		}
 		return err
 	})

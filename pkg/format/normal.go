@@ -87,11 +87,11 @@ func normalGraph(g *Graph) *Graph {
 		n.Edges = make([]Edge, len(g.Edges))
 		for i, ed := range g.Edges {
 			ed.Pattern = patternOrDefault(ed.Pattern)
-			if len(ed.Ranges) == 0 {
-				ed.Ranges = nil
-			}
 			n.Edges[i] = ed
 		}
+	}
+	if len(g.Ranges) > 0 {
+		n.Ranges = g.Ranges
 	}
 	if len(g.Datasets) > 0 {
 		n.Datasets = g.Datasets

@@ -51,7 +51,7 @@ type row struct {
 type graphRow struct {
 	Vertices []vertexRow  `parquet:"vertices,list"`
 	Edges    []edgeRow    `parquet:"edges,list"`
-	Ranges   []rangeRow   `parquet:"ranges,list"`   // since 1.2: every edge's Ranges, by edge index
+	Ranges   []rangeRow   `parquet:"ranges,list"`   // since 1.2
 	Datasets []datasetRow `parquet:"datasets,list"` // since 1.2
 }
 

@@ -534,7 +534,7 @@ func (d *segmentDecoder) decodeGraph(ev []Event, sets []fieldSet) {
 		if !d.datasets {
 			nd = 0
 		}
-		ev[i].Graph = d.graph(ev[i].Seq, nv, ne, nr, nd)
+		ev[i].Graph = d.graph(nv, ne, nr, nd)
 	}
 }
 
@@ -543,7 +543,7 @@ func (d *segmentDecoder) decodeGraph(ev []Event, sets []fieldSet) {
 // patterns (and datasets, when the file has them), the datasets' ids and
 // producers; i32s the vertices' parallelisms and max parallelisms, then
 // the ranges' edges, subtasks, firsts and lasts.
-func (d *segmentDecoder) graph(seq int64, nv, ne, nr, nd int) *Graph {
+func (d *segmentDecoder) graph(nv, ne, nr, nd int) *Graph {
 	s := &d.scratch
 	g := &Graph{}
 	if nv > 0 {
@@ -573,13 +573,12 @@ func (d *segmentDecoder) graph(seq int64, nv, ne, nr, nd int) *Graph {
 		}
 	}
 	base += len(d.edgeCols) * ne
-	for j := range nr {
+	if nr > 0 {
 		r := s.i32s[2*nv:]
-		e := r[j]
-		if e < 0 || int(e) >= ne {
-			corruptf("seq %d: range %d names edge %d of %d", seq, j, e, ne)
+		g.Ranges = make([]Range, nr)
+		for j := range g.Ranges {
+			g.Ranges[j] = Range{Edge: r[j], Subtask: r[nr+j], First: r[2*nr+j], Last: r[3*nr+j]}
 		}
-		g.Edges[e].Ranges = append(g.Edges[e].Ranges, Range{Subtask: r[nr+j], First: r[2*nr+j], Last: r[3*nr+j]})
 	}
 	if nd > 0 {
 		g.Datasets = make([]Dataset, nd)

@@ -59,24 +59,6 @@ type segmentEncoder struct {
 	cols      [numColumns][]parquet.Value // the values of one batch, by column
 	sets      []fieldSet                  // the fields of each event of the batch
 	keys      []string                    // scratch for sorted coordinator keys
-	ranges    []flatRange                 // scratch for a graph's ranges
-}
-
-// flatRange is one range of a graph's edge, with the edge's index: a row
-// of the graph.ranges list.
-type flatRange struct {
-	edge int32
-	Range
-}
-
-// flatRanges appends the ranges of every edge of g to dst, by edge.
-func flatRanges(dst []flatRange, g *Graph) []flatRange {
-	for i, ed := range g.Edges {
-		for _, r := range ed.Ranges {
-			dst = append(dst, flatRange{edge: int32(i), Range: r})
-		}
-	}
-	return dst
 }
 
 // encoders keeps segment encoders, with their column buffers, for reuse:
@@ -334,9 +316,6 @@ func (enc *segmentEncoder) appendList(e *Event, set fieldSet, f field, cols []in
 	if f == fieldCoordinators {
 		enc.keys = sortedKeysInto(enc.keys[:0], e.Coordinators)
 	}
-	if cols[0] == colRangeEdge {
-		enc.ranges = flatRanges(enc.ranges[:0], e.Graph)
-	}
 	for _, col := range cols {
 		for j := range n {
 			v := enc.listValue(e, col, j)
@@ -432,11 +411,7 @@ func listCount(e *Event, col int) int {
 		case col <= colEdgeDataset:
 			return len(e.Graph.Edges)
 		case col <= colRangeLast:
-			n := 0
-			for _, ed := range e.Graph.Edges {
-				n += len(ed.Ranges)
-			}
-			return n
+			return len(e.Graph.Ranges)
 		default:
 			return len(e.Graph.Datasets)
 		}
@@ -454,20 +429,20 @@ func listCount(e *Event, col int) int {
 }
 
 // listValue returns element j of column col for e, from enc's scratch of
-// e's sorted coordinator keys and flattened ranges.
+// e's sorted coordinator keys.
 func (enc *segmentEncoder) listValue(e *Event, col, j int) parquet.Value {
 	keys := enc.keys
 	switch col {
 	case colEdgeDataset:
 		return strValue(e.Graph.Edges[j].Dataset)
 	case colRangeEdge:
-		return parquet.Int32Value(enc.ranges[j].edge)
+		return parquet.Int32Value(e.Graph.Ranges[j].Edge)
 	case colRangeSubtask:
-		return parquet.Int32Value(enc.ranges[j].Subtask)
+		return parquet.Int32Value(e.Graph.Ranges[j].Subtask)
 	case colRangeFirst:
-		return parquet.Int32Value(enc.ranges[j].First)
+		return parquet.Int32Value(e.Graph.Ranges[j].First)
 	case colRangeLast:
-		return parquet.Int32Value(enc.ranges[j].Last)
+		return parquet.Int32Value(e.Graph.Ranges[j].Last)
 	case colDatasetID:
 		return strValue(e.Graph.Datasets[j].ID)
 	case colDatasetProducer:

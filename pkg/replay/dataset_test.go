@@ -91,12 +91,13 @@ func TestValidate_Datasets(t *testing.T) {
 	g.Edges = append(g.Edges,
 		format.Edge{From: "src", To: "b", Pattern: format.PatternPointwise, Dataset: "e"},
 		format.Edge{From: "a", To: "c", Dataset: "d"},
-		format.Edge{From: "b", To: "c", Dataset: "x", Ranges: []format.Range{{Subtask: 1, First: 0, Last: 0}}},
+		format.Edge{From: "b", To: "c", Dataset: "x"},
 	)
+	g.Ranges = []format.Range{{Edge: int32(len(g.Edges) - 1), Subtask: 1, First: 0, Last: 0}}
 	want := []string{
 		"edge src -> b (dataset e) is repeated",
 		`edge a -> c (dataset d) reads a dataset that "src" produces`,
-		"edge b -> c (dataset x): no range for consumer subtask 0 of 2",
+		"edge b -> c: no range for consumer subtask 0 of 2",
 	}
 	if got := graphFindings(t, bad); !reflect.DeepEqual(got, want) {
 		t.Fatalf("findings = %q, want %q", got, want)

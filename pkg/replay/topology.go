@@ -40,7 +40,7 @@ type edge struct {
 	pointwise bool
 	ds        int32      // the dataset it reads
 	slot      int32      // position of its dataset in outDS[from]
-	spans     *edgeSpans // explicit ranges (format.Edge.Ranges); nil: the pattern
+	spans     *edgeSpans // explicit ranges (format.Graph.Ranges); nil: the pattern
 }
 
 // dataset is one resolved dataset.
@@ -87,7 +87,11 @@ func newTopology(g *format.Graph) *topology {
 		ds       string
 	}
 	seen := make(map[key]bool)
-	for _, e := range g.Edges {
+	byEdge := make(map[int32][]format.Range) // graph edge index -> its ranges
+	for _, r := range g.Ranges {
+		byEdge[r.Edge] = append(byEdge[r.Edge], r)
+	}
+	for gi, e := range g.Edges {
 		from, ok1 := t.index[e.From]
 		to, ok2 := t.index[e.To]
 		k := key{from, to, e.Dataset}
@@ -114,7 +118,7 @@ func newTopology(g *format.Graph) *topology {
 			from: from, to: to,
 			pointwise: e.Pattern == format.PatternPointwise,
 			ds:        ds,
-			spans:     newEdgeSpans(e.Ranges),
+			spans:     newEdgeSpans(byEdge[int32(gi)]),
 		})
 		t.datasets[ds].edges = append(t.datasets[ds].edges, i)
 		t.out[from] = append(t.out[from], i)

@@ -80,8 +80,18 @@ func graphProblems(g *format.Graph) []string {
 		default:
 			add("edge %s has pattern %q, want pointwise or all_to_all", name, e.Pattern)
 		}
-		if msg := rangesProblem(e.Ranges); msg != "" {
-			add("edge %s: %s", name, msg)
+	}
+	byEdge := make(map[int32][]format.Range)
+	for _, r := range g.Ranges {
+		if r.Edge < 0 || int(r.Edge) >= len(g.Edges) {
+			add("a range names edge %d; the graph has %d", r.Edge, len(g.Edges))
+			continue
+		}
+		byEdge[r.Edge] = append(byEdge[r.Edge], r)
+	}
+	for i, e := range g.Edges {
+		if msg := rangesProblem(byEdge[int32(i)]); msg != "" {
+			add("edge %s -> %s: %s", e.From, e.To, msg)
 		}
 	}
 	if cyc := cycleVertex(newTopology(g)); cyc != "" {
