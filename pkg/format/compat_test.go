@@ -21,7 +21,6 @@ var segmentFixtures = []struct {
 }{
 	{"1.0", "testdata/sample-v1.0.parquet", pqformat.DataPageV2},
 	{"1.1", "testdata/sample-v1.1.parquet", pqformat.DataPage},
-	{"1.2", "testdata/sample-v1.2.parquet", pqformat.DataPage},
 }
 
 // TestSegmentFixtures: every committed segment, of every schema version,

@@ -22,7 +22,8 @@ const datasetLine = `{"seq":1,"time":"1970-01-01T00:00:00.000000000Z","epoch":1,
 
 // TestGraphDatasets_RoundTrip: edge datasets, ranges and graph datasets
 // (schema 1.2) read from canonical JSONL, write back byte for byte, and
-// survive a Parquet segment, whole and projected on the graph.
+// survive a Parquet segment of SchemaVersionDatasets, whole and projected
+// on the graph.
 func TestGraphDatasets_RoundTrip(t *testing.T) {
 	events, err := decodeJSONL([]byte(datasetLine))
 	if err != nil {
@@ -45,6 +46,15 @@ func TestGraphDatasets_RoundTrip(t *testing.T) {
 	sr, err := OpenSegment(encode(t, events))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if sr.Version() != SchemaVersionDatasets {
+		t.Fatalf("version %s, want %s", sr.Version(), SchemaVersionDatasets)
+	}
+	// Without datasets the same events make a segment of SchemaVersion,
+	// without the columns that hold them.
+	plain := []Event{events[1]}
+	if sp, err := OpenSegment(encode(t, plain)); err != nil || sp.Version() != SchemaVersion {
+		t.Fatalf("a segment without datasets: %v, version %v", err, sp)
 	}
 	sr.Project(FieldGraph | FieldKind | FieldSeq)
 	buf := make([]Event, 4)

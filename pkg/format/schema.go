@@ -116,5 +116,55 @@ func timeNanos(t time.Time) (int64, error) {
 	return t.UnixNano(), nil
 }
 
-// eventSchema is the segment schema, derived from row.
+// eventSchema is the segment schema, derived from row: the schema of
+// SchemaVersionDatasets, the newest, which readers check segments against.
 var eventSchema = parquet.SchemaOf(row{})
+
+// baseSchema is the schema of SchemaVersion: eventSchema without the
+// columns of addedColumns (row11 is row before 1.2).
+var baseSchema = parquet.NewSchema(eventSchema.Name(), parquet.SchemaOf(row11{}))
+
+type row11 struct {
+	Seq   int64  `parquet:"seq,delta"`
+	Time  int64  `parquet:"time,delta,timestamp(nanosecond)"`
+	Epoch int32  `parquet:"epoch,delta"`
+	Kind  string `parquet:"kind,dict"`
+	Job   string `parquet:"job,dict"`
+
+	Graph *graphRow11 `parquet:"graph,optional"`
+
+	Master     *string `parquet:"master,optional,dict,uncompressed"`
+	Recovering *bool   `parquet:"recovering,optional,uncompressed"`
+
+	Vertex      *string `parquet:"vertex,optional,dict"`
+	Subtask     int32   `parquet:"subtask,delta,optional"`
+	Parallelism *int32  `parquet:"parallelism,optional,uncompressed"`
+	Attempt     int32   `parquet:"attempt,delta,optional"`
+	Worker      *string `parquet:"worker,optional,dict"`
+
+	RecordsIn  int64          `parquet:"records_in,delta,optional"`
+	RecordsOut int64          `parquet:"records_out,delta,optional"`
+	BytesIn    int64          `parquet:"bytes_in,delta,optional"`
+	BytesOut   int64          `parquet:"bytes_out,delta,optional"`
+	Partitions []partitionRow `parquet:"partitions,optional,list"`
+
+	Error *string `parquet:"error,optional,dict,uncompressed"`
+
+	Subtasks []subtaskRow `parquet:"subtasks,optional,list"`
+	Reason   *string      `parquet:"reason,optional,dict,uncompressed"`
+
+	Coordinators []coordinatorRow `parquet:"coordinators,optional,list"`
+
+	Status *string `parquet:"status,optional,dict,uncompressed"`
+}
+
+type graphRow11 struct {
+	Vertices []vertexRow `parquet:"vertices,list"`
+	Edges    []edgeRow11 `parquet:"edges,list"`
+}
+
+type edgeRow11 struct {
+	From    string `parquet:"from,dict,uncompressed"`
+	To      string `parquet:"to,dict,uncompressed"`
+	Pattern string `parquet:"pattern,dict,uncompressed"`
+}

@@ -13,9 +13,17 @@ import (
 )
 
 // SchemaVersion is the version of the segment schema this package writes,
-// "major.minor". A reader refuses segments of another major version and
-// reads every minor version of its own. It is part of the format.
-const SchemaVersion = "1.2"
+// "major.minor", for segments whose graph names no dataset, range or
+// declared dataset: every segment of jobevent's own runtime. A reader
+// refuses segments of another major version and reads every minor version
+// of its own. It is part of the format.
+const SchemaVersion = "1.1"
+
+// SchemaVersionDatasets is the version of a segment that holds a graph
+// with edge datasets, ranges or declared datasets (a Flink log's): 1.1
+// and the columns that carry them. Writing it only then keeps every other
+// segment free of their per-column cost. It is part of the format.
+const SchemaVersionDatasets = "1.2"
 
 // SchemaVersionKey is the footer key/value metadata key holding the schema
 // version of a segment. It is part of the format.
