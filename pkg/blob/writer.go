@@ -451,7 +451,11 @@ func estimateSize(e *format.Event) int {
 			n += 8 + len(v.ID) + len(v.Operator) + len(v.Coordinator)
 		}
 		for _, ed := range g.Edges {
-			n += len(ed.From) + len(ed.To) + len(ed.Pattern)
+			n += len(ed.From) + len(ed.To) + len(ed.Pattern) + len(ed.Dataset)
+		}
+		n += 16 * len(g.Ranges)
+		for _, d := range g.Datasets {
+			n += len(d.ID) + len(d.Producer)
 		}
 	}
 	return n

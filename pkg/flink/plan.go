@@ -13,6 +13,12 @@ type JobPlan struct {
 	JobID string     `json:"jid"`
 	Name  string     `json:"name"`
 	Nodes []PlanNode `json:"nodes"`
+	// DataSets maps a dataset (IntermediateDataSetID, 32-hex) to the
+	// JobVertexID of its producer, when the plan comes from where Flink
+	// names them (the HA storage directory's JobGraph); nil for a REST
+	// plan, which names producers per input only. The producer lookup
+	// takes it first.
+	DataSets map[string]string `json:"-"`
 }
 
 // PlanNode is one job vertex of a plan.
@@ -63,6 +69,23 @@ func ParsePlan(data []byte) (*JobPlan, error) {
 		}
 	}
 	return p, nil
+}
+
+// datasetProducers returns DataSets as ids; entries that are not 32-hex
+// ids are left out. Nil for no plan or a plan without datasets.
+func (p *JobPlan) datasetProducers() map[ID]ID {
+	if p == nil || len(p.DataSets) == 0 {
+		return nil
+	}
+	out := make(map[ID]ID, len(p.DataSets))
+	for d, prod := range p.DataSets {
+		did, err1 := parseID(d)
+		pid, err2 := parseID(prod)
+		if err1 == nil && err2 == nil {
+			out[did] = pid
+		}
+	}
+	return out
 }
 
 // node returns the plan node of vertex id, or nil.

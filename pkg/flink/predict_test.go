@@ -233,3 +233,33 @@ func TestEvents_RealFlink(t *testing.T) {
 		src.Close()
 	}
 }
+
+// TestValidate_RealFlink: validate's rules that apply to a Flink log find
+// no error in any harness log (every one is a valid job), and the graph
+// names every dataset its initialized vertices read (the REST plan names
+// none for the edges into the others).
+func TestValidate_RealFlink(t *testing.T) {
+	skipped := map[string]bool{replay.RuleFinishWithoutStart: true, replay.RuleAttemptOverlap: true, replay.RuleSnapshotCoordinator: true}
+	for _, sc := range flinkfixture.Scenarios(t) {
+		tr := readTruth(t, sc)
+		l, err := flink.Open(os.DirFS(sc.JobEvents), options(t, sc, tr))
+		if err != nil {
+			t.Fatal(err)
+		}
+		src, err := l.Events()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range replay.Validate(src, replay.ValidateOptions{}) {
+			if f.Severity == replay.SeverityError && !skipped[f.Rule] {
+				t.Errorf("%s: %s", sc.Key(), f)
+			}
+		}
+		src.Close()
+		for _, e := range l.Graph().Edges {
+			if v := l.Graph().Vertex(e.To); e.Dataset == "" && v != nil && v.Parallelism > 0 {
+				t.Errorf("%s: edge %s -> %s names no dataset", sc.Key(), e.From, e.To)
+			}
+		}
+	}
+}

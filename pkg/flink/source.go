@@ -31,15 +31,23 @@ const ReasonFlink = "flink"
 // Seqs count the events from 1; Flink records no times, so every time is
 // zero; a record's place in the files is the source's Key.
 type Log struct {
-	fsys   fs.FS
-	opts   Options
-	graph  *format.Graph
-	names  map[string]string
-	notes  []string
-	epochs map[string]int32 // file -> JobMaster incarnation, from 1
-	graphs []string         // ExecutionGraphID of each incarnation
-	warns  []Warning
-	count  int64 // records
+	fsys    fs.FS                        // the directory; nil for records given otherwise (tests)
+	records func() (recordReader, error) // a new reader of the records, from the first
+	opts    Options
+	graph   *format.Graph
+	names   map[string]string
+	notes   []string
+	epochs  map[string]int32 // file -> JobMaster incarnation, from 1
+	graphs  []string         // ExecutionGraphID of each incarnation
+	warns   []Warning
+	count   int64 // records
+}
+
+// recordReader is what a Log reads its records with: a *Reader.
+type recordReader interface {
+	Next() (*Record, error)
+	Warnings() []Warning
+	Close() error
 }
 
 // Open reads the job-events directory of fsys once, to derive the job
@@ -47,7 +55,16 @@ type Log struct {
 // a *CorruptError (Flink would fail to replay the log, delete it and
 // restart the whole job); torn records and numbering gaps are Warnings.
 func Open(fsys fs.FS, opts Options) (*Log, error) {
-	r, err := NewReader(fsys)
+	l, err := open(func() (recordReader, error) { return NewReader(fsys) }, opts)
+	if l != nil {
+		l.fsys = fsys
+	}
+	return l, err
+}
+
+// open is Open over any reader of the records.
+func open(records func() (recordReader, error), opts Options) (*Log, error) {
+	r, err := records()
 	if err != nil {
 		return nil, err
 	}
@@ -55,7 +72,7 @@ func Open(fsys fs.FS, opts Options) (*Log, error) {
 	if opts.Job == "" && opts.Plan != nil && hexID32(opts.Plan.JobID) {
 		opts.Job = opts.Plan.JobID // the plan names the job the directory does not
 	}
-	l := &Log{fsys: fsys, opts: opts, epochs: map[string]int32{}}
+	l := &Log{records: records, opts: opts, epochs: map[string]int32{}}
 	g := newGraphBuilder()
 	var files []string
 	fileGraph := map[string]string{} // file -> graph id of its first finished record
@@ -144,7 +161,7 @@ func (l *Log) Records() int64 { return l.count }
 
 // Events returns a source of the log's events; it reads the files again.
 func (l *Log) Events() (*Source, error) {
-	r, err := NewReader(l.fsys)
+	r, err := l.records()
 	if err != nil {
 		return nil, err
 	}
@@ -168,7 +185,7 @@ func (l *Log) master(epoch int32) string {
 // use.
 type Source struct {
 	log     *Log
-	r       *Reader
+	r       recordReader
 	job     string
 	seq     int64
 	epoch   int32

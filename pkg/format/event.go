@@ -127,6 +127,25 @@ type Event struct {
 type Graph struct {
 	Vertices []Vertex
 	Edges    []Edge
+	// Ranges lists, for the edges whose consumed ranges are not what
+	// their Pattern computes (Flink 2.x balances pointwise ranges by
+	// bytes), the producer subtasks each consumer subtask reads: every
+	// consumer subtask of such an edge has one or more rows. Nil for
+	// jobevent's own jobs.
+	Ranges []Range
+	// Datasets declares datasets by their producer (Flink's
+	// IntermediateDataSets), for those whose consumers the graph may not
+	// name: a dataset no edge reads is consumed by vertices not yet known,
+	// so its partitions are always needed. An edge's Dataset need not be
+	// declared here. Nil for jobevent's own jobs.
+	Datasets []Dataset
+}
+
+// Dataset is the output of one producer vertex that one or more consumer
+// vertices read (Flink's IntermediateDataSet).
+type Dataset struct {
+	ID       string
+	Producer string // vertex id
 }
 
 // Vertex is one vertex of the job graph.
@@ -147,6 +166,20 @@ type Edge struct {
 	From    string
 	To      string
 	Pattern string // PatternPointwise or PatternAllToAll
+	// Dataset names the dataset the edge reads. Edges with one From and
+	// one Dataset read the same partitions: one per producer subtask,
+	// needed while a consumer subtask of any of them will run. Empty: the
+	// edge reads a dataset of its own, as every edge of jobevent's jobs.
+	Dataset string
+}
+
+// Range says that consumer subtask Subtask of edge Edge (an index into
+// Graph.Edges) reads producer subtasks First to Last, both included.
+type Range struct {
+	Edge    int32
+	Subtask int32
+	First   int32
+	Last    int32
 }
 
 // Partition describes one result partition of a finished attempt.

@@ -130,9 +130,44 @@ func appendGraph(dst []byte, g *Graph) []byte {
 		dst = appendString(append(dst, `{"from":`...), ed.From)
 		dst = appendString(append(dst, `,"to":`...), ed.To)
 		dst = appendString(append(dst, `,"pattern":`...), patternOrDefault(ed.Pattern))
+		if ed.Dataset != "" {
+			dst = appendString(append(dst, `,"dataset":`...), ed.Dataset)
+		}
 		dst = append(dst, '}')
 	}
-	return append(dst, "]}"...)
+	dst = append(dst, ']')
+	if g != nil && len(g.Ranges) > 0 {
+		dst = appendRanges(append(dst, `,"ranges":`...), g.Ranges)
+	}
+	if g != nil && len(g.Datasets) > 0 {
+		dst = append(dst, `,"datasets":[`...)
+		for i, d := range g.Datasets {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendString(append(dst, `{"id":`...), d.ID)
+			dst = appendString(append(dst, `,"producer":`...), d.Producer)
+			dst = append(dst, '}')
+		}
+		dst = append(dst, ']')
+	}
+	return append(dst, '}')
+}
+
+// appendRanges writes a graph's ranges: [{"edge","subtask","first","last"}...].
+func appendRanges(dst []byte, rs []Range) []byte {
+	dst = append(dst, '[')
+	for i, r := range rs {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = strconv.AppendInt(append(dst, `{"edge":`...), int64(r.Edge), 10)
+		dst = strconv.AppendInt(append(dst, `,"subtask":`...), int64(r.Subtask), 10)
+		dst = strconv.AppendInt(append(dst, `,"first":`...), int64(r.First), 10)
+		dst = strconv.AppendInt(append(dst, `,"last":`...), int64(r.Last), 10)
+		dst = append(dst, '}')
+	}
+	return append(dst, ']')
 }
 
 func coordinatorOrDefault(c string) string {

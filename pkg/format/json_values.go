@@ -12,9 +12,11 @@ import (
 )
 
 var (
-	graphKeys     = []string{"vertices", "edges"}
+	graphKeys     = []string{"vertices", "edges", "ranges", "datasets"}
 	vertexKeys    = []string{"id", "operator", "parallelism", "max_parallelism", "coordinator"}
-	edgeKeys      = []string{"from", "to", "pattern"}
+	edgeKeys      = []string{"from", "to", "pattern", "dataset"}
+	rangeKeys     = []string{"edge", "subtask", "first", "last"}
+	datasetKeys   = []string{"id", "producer"}
 	partitionKeys = []string{"consumer", "bytes", "records"}
 	subtaskKeys   = []string{"vertex", "subtask"}
 )
@@ -22,20 +24,63 @@ var (
 func (p *jsonParser) parseGraph(at *fpath) (*Graph, *SyntaxError) {
 	g := &Graph{}
 	err := p.members(at, graphKeys, func(i int, fp *fpath) *SyntaxError {
-		if i == 0 {
+		switch i {
+		case 0:
 			return p.parseArray(fp, func(ep *fpath) *SyntaxError {
 				v, err := p.parseVertex(ep)
 				g.Vertices = append(g.Vertices, v)
 				return err
 			})
+		case 1:
+			return p.parseArray(fp, func(ep *fpath) *SyntaxError {
+				ed, err := p.parseEdge(ep)
+				g.Edges = append(g.Edges, ed)
+				return err
+			})
+		case 2:
+			var err *SyntaxError
+			g.Ranges, err = p.parseRanges(fp)
+			return err
 		}
+		g.Datasets = []Dataset{}
 		return p.parseArray(fp, func(ep *fpath) *SyntaxError {
-			ed, err := p.parseEdge(ep)
-			g.Edges = append(g.Edges, ed)
+			var d Dataset
+			err := p.members(ep, datasetKeys, func(i int, fp *fpath) (err *SyntaxError) {
+				if i == 0 {
+					d.ID, err = p.parseString(fp)
+				} else {
+					d.Producer, err = p.parseString(fp)
+				}
+				return err
+			})
+			g.Datasets = append(g.Datasets, d)
 			return err
 		})
 	})
 	return g, err
+}
+
+func (p *jsonParser) parseRanges(at *fpath) ([]Range, *SyntaxError) {
+	rs := []Range{}
+	err := p.parseArray(at, func(ep *fpath) *SyntaxError {
+		var r Range
+		err := p.members(ep, rangeKeys, func(i int, fp *fpath) (err *SyntaxError) {
+			switch i {
+			case 0:
+				r.Edge, err = p.parseInt32(fp)
+			case 1:
+				r.Subtask, err = p.parseInt32(fp)
+			case 2:
+				r.First, err = p.parseInt32(fp)
+			case 3:
+				r.Last, err = p.parseInt32(fp)
+			}
+			return err
+		})
+		rs = append(rs, r)
+		return err
+	})
+	return rs, err
 }
 
 func (p *jsonParser) parseVertex(at *fpath) (v Vertex, err *SyntaxError) {
@@ -67,6 +112,8 @@ func (p *jsonParser) parseEdge(at *fpath) (ed Edge, err *SyntaxError) {
 			ed.To, err = p.parseString(fp)
 		case 2:
 			ed.Pattern, err = p.parseString(fp)
+		case 3:
+			ed.Dataset, err = p.parseString(fp)
 		}
 		return err
 	})

@@ -90,5 +90,11 @@ func normalGraph(g *Graph) *Graph {
 			n.Edges[i] = ed
 		}
 	}
+	if len(g.Ranges) > 0 {
+		n.Ranges = g.Ranges
+	}
+	if len(g.Datasets) > 0 {
+		n.Datasets = g.Datasets
+	}
 	return n
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -12,9 +13,17 @@ import (
 )
 
 // SchemaVersion is the version of the segment schema this package writes,
-// "major.minor". A reader refuses segments of another major version and
-// reads every minor version of its own. It is part of the format.
+// "major.minor", for segments whose graph names no dataset, range or
+// declared dataset: every segment of jobevent's own runtime. A reader
+// refuses segments of another major version and reads every minor version
+// of its own. It is part of the format.
 const SchemaVersion = "1.1"
+
+// SchemaVersionDatasets is the version of a segment that holds a graph
+// with edge datasets, ranges or declared datasets (a Flink log's): 1.1
+// and the columns that carry them. Writing it only then keeps every other
+// segment free of their per-column cost. It is part of the format.
+const SchemaVersionDatasets = "1.2"
 
 // SchemaVersionKey is the footer key/value metadata key holding the schema
 // version of a segment. It is part of the format.
@@ -147,7 +156,7 @@ func OpenSegment(data []byte) (sr *SegmentReader, err error) {
 	if sumErr != nil {
 		return nil, sumErr
 	}
-	if err := checkSchema(f.Schema()); err != nil {
+	if err := checkSchema(f.Schema(), version); err != nil {
 		return nil, err
 	}
 	return &SegmentReader{
@@ -265,12 +274,31 @@ func isDigits(s string) bool {
 	return true
 }
 
+// addedColumns are the columns a minor version added, by the minor: a
+// segment of an earlier minor version lacks them, and reads as if every
+// row had their zero value (no edge datasets, ranges or datasets).
+var addedColumns = map[string]int{
+	"graph.edges.list.element.dataset":     2,
+	"graph.ranges.list.element.edge":       2,
+	"graph.ranges.list.element.subtask":    2,
+	"graph.ranges.list.element.first":      2,
+	"graph.ranges.list.element.last":       2,
+	"graph.datasets.list.element.id":       2,
+	"graph.datasets.list.element.producer": 2,
+}
+
 // checkSchema verifies that every column of the event schema is in s with
-// the same physical type. Extra columns (a newer minor version) are ignored.
-func checkSchema(s *parquet.Schema) error {
+// the same physical type, except the columns added after the segment's
+// minor version. Extra columns (a newer minor version) are ignored.
+func checkSchema(s *parquet.Schema, version string) error {
+	_, minorStr, _ := strings.Cut(version, ".")
+	minor, _ := strconv.Atoi(minorStr)
 	for _, path := range eventSchema.Columns() {
 		want, _ := eventSchema.Lookup(path...)
 		got, ok := s.Lookup(path...)
+		if added, later := addedColumns[strings.Join(path, ".")]; !ok && later && minor < added {
+			continue
+		}
 		if !ok {
 			return fmt.Errorf("schema has no column %s: %w", strings.Join(path, "."), ErrCorrupt)
 		}

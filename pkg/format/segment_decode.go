@@ -3,6 +3,7 @@ package format
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 	"unsafe"
@@ -29,6 +30,13 @@ const (
 	colEdgeFrom
 	colEdgeTo
 	colEdgePattern
+	colEdgeDataset
+	colRangeEdge
+	colRangeSubtask
+	colRangeFirst
+	colRangeLast
+	colDatasetID
+	colDatasetProducer
 	colMaster
 	colRecovering
 	colVertex
@@ -75,27 +83,48 @@ func corruptf(format string, args ...any) {
 
 // segmentDecoder decodes the row groups of a file in order.
 type segmentDecoder struct {
-	file     *parquet.File
-	cols     [numColumns]colCursor
-	index    [numColumns]int // the file's column index of each of our columns
-	rowGroup int             // next row group to open
-	fields   Fields          // the projection: fields decoded
-	left     int64           // rows left in the open row group
-	sets     []fieldSet
-	scratch  scratch
+	file  *parquet.File
+	cols  [numColumns]colCursor
+	index [numColumns]int // the file's column index of each of our columns; -1: absent
+	// graphCols, edgeCols are the graph's and its edges' columns that the
+	// file has (a segment of schema 1.0 or 1.1 has no edge datasets,
+	// ranges or datasets).
+	graphCols, edgeCols []int
+	ranges, datasets    bool   // the file has the graph's ranges, datasets
+	rowGroup            int    // next row group to open
+	fields              Fields // the projection: fields decoded
+	left                int64  // rows left in the open row group
+	sets                []fieldSet
+	scratch             scratch
 }
 
 func newSegmentDecoder(f *parquet.File) *segmentDecoder {
 	d := &segmentDecoder{file: f, sets: make([]fieldSet, segmentBatch), fields: AllFields}
 	schema := f.Schema()
 	for i := range d.cols {
-		leaf, _ := schema.Lookup(strings.Split(columnPaths[i], ".")...)
 		c := &d.cols[i]
 		c.path = columnPaths[i]
+		leaf, ok := schema.Lookup(strings.Split(columnPaths[i], ".")...)
+		if !ok || leaf.Node == nil {
+			d.index[i] = -1 // a column a later minor version added
+			continue
+		}
 		c.kind = leaf.Node.Type().Kind()
 		c.maxDef, c.maxRep = byte(leaf.MaxDefinitionLevel), byte(leaf.MaxRepetitionLevel)
 		d.index[i] = leaf.ColumnIndex
 	}
+	for _, col := range graphCols {
+		if d.index[col] >= 0 {
+			d.graphCols = append(d.graphCols, col)
+		}
+	}
+	for _, col := range edgeCols {
+		if d.index[col] >= 0 {
+			d.edgeCols = append(d.edgeCols, col)
+		}
+	}
+	d.ranges = d.index[colRangeEdge] >= 0
+	d.datasets = d.index[colDatasetID] >= 0
 	return d
 }
 
@@ -118,7 +147,7 @@ func (d *segmentDecoder) decode(buf []Event) (int, error) {
 		d.left = rg.NumRows()
 		chunks := rg.ColumnChunks()
 		for i := range d.cols {
-			if d.fields&columnField[i] != 0 {
+			if d.fields&columnField[i] != 0 && d.index[i] >= 0 {
 				d.cols[i].open(chunks[d.index[i]])
 			}
 		}
@@ -412,8 +441,10 @@ func (c *colCursor) take(s *scratch, binary bool) {
 // The leaf columns of each list of groups.
 var (
 	vertexCols      = []int{colVertexID, colVertexOperator, colVertexParallelism, colVertexMaxParallelism, colVertexCoordinator}
-	edgeCols        = []int{colEdgeFrom, colEdgeTo, colEdgePattern}
-	graphCols       = append(vertexCols[:len(vertexCols):len(vertexCols)], edgeCols...)
+	edgeCols        = []int{colEdgeFrom, colEdgeTo, colEdgePattern, colEdgeDataset}
+	rangeCols       = []int{colRangeEdge, colRangeSubtask, colRangeFirst, colRangeLast}
+	datasetCols     = []int{colDatasetID, colDatasetProducer}
+	graphCols       = slices.Concat(vertexCols, edgeCols, rangeCols, datasetCols)
 	partitionCols   = []int{colPartitionConsumer, colPartitionBytes, colPartitionRecords}
 	subtaskCols     = []int{colSubtasksVertex, colSubtasksSubtask}
 	coordinatorCols = []int{colCoordinatorsVertex, colCoordinatorsState}
@@ -475,49 +506,87 @@ func (d *segmentDecoder) listField(e *Event, set fieldSet, f field, n int, nulla
 }
 
 func (d *segmentDecoder) decodeGraph(ev []Event, sets []fieldSet) {
-	if !d.fields.has(fieldGraph) || d.nullLists(ev, sets, fieldGraph, false, graphCols) {
+	if !d.fields.has(fieldGraph) || d.nullLists(ev, sets, fieldGraph, false, d.graphCols) {
 		return
 	}
 	s := &d.scratch
 	for i := range ev {
 		s.reset()
 		nv := d.listShape(vertexCols)
-		ne := d.listShape(edgeCols)
-		if (nv < 0) != (ne < 0) {
-			corruptf("seq %d: graph vertices and edges disagree on NULL", ev[i].Seq)
+		ne := d.listShape(d.edgeCols)
+		nr, nd := nv, nv // a file without ranges or datasets has none of them
+		if d.ranges {
+			nr = d.listShape(rangeCols)
+		}
+		if d.datasets {
+			nd = d.listShape(datasetCols)
+		}
+		if (nv < 0) != (ne < 0) || (nv < 0) != (nr < 0) || (nv < 0) != (nd < 0) {
+			corruptf("seq %d: graph vertices, edges, ranges and datasets disagree on NULL", ev[i].Seq)
 		}
 		d.listField(&ev[i], sets[i], fieldGraph, nv, false)
 		if nv < 0 {
 			continue
 		}
-		// strs: ids, operators, coordinators, froms, tos, patterns; i32s:
-		// parallelisms, max parallelisms.
-		g := &Graph{}
-		if nv > 0 {
-			g.Vertices = make([]Vertex, nv)
-			for j := range g.Vertices {
-				g.Vertices[j] = Vertex{
-					ID:             s.strs[j],
-					Operator:       s.strs[nv+j],
-					Parallelism:    s.i32s[j],
-					MaxParallelism: s.i32s[nv+j],
-					Coordinator:    coordinatorOrDefault(s.strs[2*nv+j]),
-				}
-			}
+		if !d.ranges {
+			nr = 0
 		}
-		if ne > 0 {
-			base := 3 * nv
-			g.Edges = make([]Edge, ne)
-			for j := range g.Edges {
-				g.Edges[j] = Edge{
-					From:    s.strs[base+j],
-					To:      s.strs[base+ne+j],
-					Pattern: patternOrDefault(s.strs[base+2*ne+j]),
-				}
-			}
+		if !d.datasets {
+			nd = 0
 		}
-		ev[i].Graph = g
+		ev[i].Graph = d.graph(nv, ne, nr, nd)
 	}
+}
+
+// graph builds the graph of one row from d.scratch: strs hold the
+// vertices' ids, operators and coordinators, the edges' froms, tos,
+// patterns (and datasets, when the file has them), the datasets' ids and
+// producers; i32s the vertices' parallelisms and max parallelisms, then
+// the ranges' edges, subtasks, firsts and lasts.
+func (d *segmentDecoder) graph(nv, ne, nr, nd int) *Graph {
+	s := &d.scratch
+	g := &Graph{}
+	if nv > 0 {
+		g.Vertices = make([]Vertex, nv)
+		for j := range g.Vertices {
+			g.Vertices[j] = Vertex{
+				ID:             s.strs[j],
+				Operator:       s.strs[nv+j],
+				Parallelism:    s.i32s[j],
+				MaxParallelism: s.i32s[nv+j],
+				Coordinator:    coordinatorOrDefault(s.strs[2*nv+j]),
+			}
+		}
+	}
+	base := 3 * nv
+	if ne > 0 {
+		g.Edges = make([]Edge, ne)
+		for j := range g.Edges {
+			g.Edges[j] = Edge{
+				From:    s.strs[base+j],
+				To:      s.strs[base+ne+j],
+				Pattern: patternOrDefault(s.strs[base+2*ne+j]),
+			}
+			if len(d.edgeCols) == len(edgeCols) {
+				g.Edges[j].Dataset = s.strs[base+3*ne+j]
+			}
+		}
+	}
+	base += len(d.edgeCols) * ne
+	if nr > 0 {
+		r := s.i32s[2*nv:]
+		g.Ranges = make([]Range, nr)
+		for j := range g.Ranges {
+			g.Ranges[j] = Range{Edge: r[j], Subtask: r[nr+j], First: r[2*nr+j], Last: r[3*nr+j]}
+		}
+	}
+	if nd > 0 {
+		g.Datasets = make([]Dataset, nd)
+		for j := range g.Datasets {
+			g.Datasets[j] = Dataset{ID: s.strs[base+j], Producer: s.strs[base+nd+j]}
+		}
+	}
+	return g
 }
 
 func (d *segmentDecoder) decodePartitions(ev []Event, sets []fieldSet) {

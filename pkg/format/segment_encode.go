@@ -29,14 +29,22 @@ import (
 // where v2 (schema 1.0) stores them raw. On a sparse schema whose rows
 // alternate between kinds, the levels do not run-length encode well and
 // were close to half of a segment's bytes.
-var writerOptions = func() []parquet.WriterOption {
+//
+// Segments of SchemaVersion (and 1.0) are written with baseSchema, those
+// of SchemaVersionDatasets with eventSchema (datasetOptions).
+var (
+	writerOptions  = schemaOptions(baseSchema)
+	datasetOptions = schemaOptions(eventSchema)
+)
+
+func schemaOptions(schema *parquet.Schema) []parquet.WriterOption {
 	opts := []parquet.WriterOption{
-		eventSchema,
+		schema,
 		parquet.Compression(&zstd.Codec{Level: zstd.SpeedFastest}),
 		parquet.DataPageStatistics(false), // the page index has the bounds that matter
 		parquet.DataPageVersion(1),
 	}
-	for _, path := range eventSchema.Columns() {
+	for _, path := range schema.Columns() {
 		switch strings.Join(path, ".") {
 		case "seq", "time", "epoch":
 		default:
@@ -44,7 +52,28 @@ var writerOptions = func() []parquet.WriterOption {
 		}
 	}
 	return opts
-}()
+}
+
+// writesDatasets reports whether events hold a graph that only
+// SchemaVersionDatasets can store: edge datasets, ranges or declared
+// datasets.
+func writesDatasets(events []Event) bool {
+	for i := range events {
+		g := events[i].Graph
+		if g == nil {
+			continue
+		}
+		if len(g.Ranges) > 0 || len(g.Datasets) > 0 {
+			return true
+		}
+		for _, ed := range g.Edges {
+			if ed.Dataset != "" {
+				return true
+			}
+		}
+	}
+	return false
+}
 
 // encodeBatch is the number of events encoded at a time (writeBatch).
 const encodeBatch = segmentBatch
@@ -59,6 +88,9 @@ type segmentEncoder struct {
 	cols      [numColumns][]parquet.Value // the values of one batch, by column
 	sets      []fieldSet                  // the fields of each event of the batch
 	keys      []string                    // scratch for sorted coordinator keys
+	// writer is the index among the writer's column writers of each of
+	// our columns, -1 for a column its schema lacks.
+	writer [numColumns]int
 }
 
 // encoders keeps segment encoders, with their column buffers, for reuse:
@@ -85,12 +117,23 @@ func putEncoder(enc *segmentEncoder) {
 }
 
 func newSegmentEncoder(version string, extra ...parquet.WriterOption) *segmentEncoder {
-	opts := append(writerOptions[:len(writerOptions):len(writerOptions)],
+	base, schema := writerOptions, baseSchema
+	if _, minor, _ := strings.Cut(version, "."); minor != "0" && minor != "1" {
+		base, schema = datasetOptions, eventSchema // 1.2 and later hold the dataset columns
+	}
+	opts := append(base[:len(base):len(base)],
 		parquet.KeyValueMetadata(SchemaVersionKey, version),
 		parquet.KeyValueMetadata(ChecksumKey, checksumPlaceholder),
 	)
 	opts = append(opts, extra...)
-	return &segmentEncoder{w: parquet.NewWriter(io.Discard, opts...), groupRows: rowGroupRows}
+	enc := &segmentEncoder{w: parquet.NewWriter(io.Discard, opts...), groupRows: rowGroupRows}
+	for col := range numColumns {
+		enc.writer[col] = -1
+		if leaf, ok := schema.Lookup(strings.Split(columnPaths[col], ".")...); ok {
+			enc.writer[col] = leaf.ColumnIndex
+		}
+	}
+	return enc
 }
 
 // encodeSegment writes events as a segment whose footer holds version and
@@ -100,6 +143,9 @@ func encodeSegment(buf *bytes.Buffer, events []Event, version string, extra ...p
 }
 
 func encodeSegmentGroups(buf *bytes.Buffer, events []Event, version string, groupRows int, extra ...parquet.WriterOption) error {
+	if version == SchemaVersion && writesDatasets(events) {
+		version = SchemaVersionDatasets
+	}
 	if version != SchemaVersion || len(extra) > 0 || groupRows != rowGroupRows {
 		enc := newSegmentEncoder(version, extra...)
 		enc.groupRows = groupRows
@@ -181,6 +227,9 @@ func (enc *segmentEncoder) writeBatch(events []Event) error {
 		present |= set
 	}
 	for _, g := range listGroups {
+		if enc.writer[g.cols[0]] < 0 {
+			continue // not in this segment's schema
+		}
 		if !present.has(g.f) { // NULL in every row
 			for _, col := range g.cols {
 				enc.cols[col] = resize(enc.cols[col], n)
@@ -197,7 +246,10 @@ func (enc *segmentEncoder) writeBatch(events []Event) error {
 	}
 	writers := enc.w.ColumnWriters()
 	for col := range numColumns {
-		if _, err := writers[col].WriteRowValues(enc.cols[col]); err != nil {
+		if enc.writer[col] < 0 {
+			continue
+		}
+		if _, err := writers[enc.writer[col]].WriteRowValues(enc.cols[col]); err != nil {
 			return fmt.Errorf("column %s: %w", columnPaths[col], err)
 		}
 	}
@@ -258,7 +310,8 @@ var listGroups = [...]struct {
 	f    field
 	cols []int
 }{
-	{fieldGraph, vertexCols}, {fieldGraph, edgeCols}, {fieldPartitions, partitionCols},
+	{fieldGraph, vertexCols}, {fieldGraph, edgeCols}, {fieldGraph, rangeCols}, {fieldGraph, datasetCols},
+	{fieldPartitions, partitionCols},
 	{fieldSubtasks, subtaskCols}, {fieldCoordinators, coordinatorCols},
 }
 
@@ -317,7 +370,7 @@ func (enc *segmentEncoder) appendList(e *Event, set fieldSet, f field, cols []in
 	}
 	for _, col := range cols {
 		for j := range n {
-			v := listValue(e, col, j, enc.keys)
+			v := enc.listValue(e, col, j)
 			v.SetDefinitionLevel(defElement)
 			if j > 0 {
 				v.SetRepetitionLevel(1)
@@ -344,7 +397,9 @@ var columnFields = [numColumns]field{
 	colReason: fieldReason, colStatus: fieldStatus,
 	colVertexID: fieldGraph, colVertexOperator: fieldGraph, colVertexParallelism: fieldGraph,
 	colVertexMaxParallelism: fieldGraph, colVertexCoordinator: fieldGraph,
-	colEdgeFrom: fieldGraph, colEdgeTo: fieldGraph, colEdgePattern: fieldGraph,
+	colEdgeFrom: fieldGraph, colEdgeTo: fieldGraph, colEdgePattern: fieldGraph, colEdgeDataset: fieldGraph,
+	colRangeEdge: fieldGraph, colRangeSubtask: fieldGraph, colRangeFirst: fieldGraph, colRangeLast: fieldGraph,
+	colDatasetID: fieldGraph, colDatasetProducer: fieldGraph,
 	colPartitionConsumer: fieldPartitions, colPartitionBytes: fieldPartitions, colPartitionRecords: fieldPartitions,
 	colSubtasksVertex: fieldSubtasks, colSubtasksSubtask: fieldSubtasks,
 	colCoordinatorsVertex: fieldCoordinators, colCoordinatorsState: fieldCoordinators,
@@ -405,8 +460,12 @@ func listCount(e *Event, col int) int {
 			return 0
 		case col <= colVertexCoordinator:
 			return len(e.Graph.Vertices)
-		default:
+		case col <= colEdgeDataset:
 			return len(e.Graph.Edges)
+		case col <= colRangeLast:
+			return len(e.Graph.Ranges)
+		default:
+			return len(e.Graph.Datasets)
 		}
 	case fieldPartitions:
 		if e.Partitions == nil {
@@ -421,10 +480,25 @@ func listCount(e *Event, col int) int {
 	panic(fmt.Sprintf("format: column %d is not a list", col))
 }
 
-// listValue returns element j of column col for e; keys are e's sorted
-// coordinator keys.
-func listValue(e *Event, col, j int, keys []string) parquet.Value {
+// listValue returns element j of column col for e, from enc's scratch of
+// e's sorted coordinator keys.
+func (enc *segmentEncoder) listValue(e *Event, col, j int) parquet.Value {
+	keys := enc.keys
 	switch col {
+	case colEdgeDataset:
+		return strValue(e.Graph.Edges[j].Dataset)
+	case colRangeEdge:
+		return parquet.Int32Value(e.Graph.Ranges[j].Edge)
+	case colRangeSubtask:
+		return parquet.Int32Value(e.Graph.Ranges[j].Subtask)
+	case colRangeFirst:
+		return parquet.Int32Value(e.Graph.Ranges[j].First)
+	case colRangeLast:
+		return parquet.Int32Value(e.Graph.Ranges[j].Last)
+	case colDatasetID:
+		return strValue(e.Graph.Datasets[j].ID)
+	case colDatasetProducer:
+		return strValue(e.Graph.Datasets[j].Producer)
 	case colVertexID:
 		return strValue(e.Graph.Vertices[j].ID)
 	case colVertexOperator:

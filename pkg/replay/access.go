@@ -138,26 +138,30 @@ func (s *State) partitionsOf(x int32) []PartitionLoc {
 // worker; with a single out-edge it holds all of bytesOut and recordsOut,
 // with several their sizes are unknown (0).
 func partitionLocs(t *topology, v, i, attempt int32, worker string, parts []partRec, bytesOut, recOut int64) []PartitionLoc {
-	loc := func(c int32, bytes, records int64) PartitionLoc {
-		return PartitionLoc{
-			PartitionID: PartitionID{Vertex: t.ids[v], Subtask: i, Attempt: attempt, Consumer: t.ids[c]},
-			Worker:      worker, Bytes: bytes, Records: records,
+	loc := func(c int32, d int32, bytes, records int64) PartitionLoc {
+		id := PartitionID{Vertex: t.ids[v], Subtask: i, Attempt: attempt, Dataset: t.datasets[d].id}
+		if c >= 0 {
+			id.Consumer = t.ids[c]
 		}
+		return PartitionLoc{PartitionID: id, Worker: worker, Bytes: bytes, Records: records}
 	}
 	if parts != nil {
-		out := make([]PartitionLoc, len(parts))
-		for k, p := range parts {
-			out[k] = loc(p.consumer, p.bytes, p.records)
+		out := make([]PartitionLoc, 0, len(parts))
+		for _, p := range parts {
+			if k := t.outSlot(v, p.consumer); k >= 0 {
+				d := t.outDS[v][k]
+				out = append(out, loc(t.firstConsumer(d), d, p.bytes, p.records))
+			}
 		}
 		return out
 	}
-	outs := t.out[v]
-	out := make([]PartitionLoc, len(outs))
-	for k, ei := range outs {
-		if len(outs) == 1 {
-			out[k] = loc(t.edges[ei].to, bytesOut, recOut)
+	dss := t.outDS[v]
+	out := make([]PartitionLoc, len(dss))
+	for k, d := range dss {
+		if len(dss) == 1 {
+			out[k] = loc(t.firstConsumer(d), d, bytesOut, recOut)
 		} else {
-			out[k] = loc(t.edges[ei].to, 0, 0)
+			out[k] = loc(t.firstConsumer(d), d, 0, 0)
 		}
 	}
 	return out

@@ -9,12 +9,16 @@ import (
 
 // PartitionID names one result partition: the output of attempt Attempt of
 // subtask Vertex/Subtask for consumer vertex Consumer (docs/recovery.md,
-// Partitions).
+// Partitions). When the graph names the edge's dataset (a Flink log),
+// Dataset holds its id, and the partition is the one of that dataset,
+// whichever vertex reads it: Consumer is then the dataset's first
+// consumer vertex ("" when the graph names none).
 type PartitionID struct {
 	Vertex   string `json:"vertex"`
 	Subtask  int32  `json:"subtask"`
 	Attempt  int32  `json:"attempt"`
 	Consumer string `json:"consumer"`
+	Dataset  string `json:"dataset,omitempty"`
 }
 
 // PartitionLoc is a partition and where it lives. It is also the element
@@ -87,7 +91,7 @@ func BuildAvailability(s *State, o AvailabilityOptions) (Availability, error) {
 		a := make(Availability, len(o.Available))
 		for _, p := range o.Available {
 			if keep(p.Vertex, p.Subtask, p.Worker) {
-				a[p.PartitionID] = true
+				a[s.canonical(p.PartitionID)] = true
 			}
 		}
 		return a, nil
@@ -98,32 +102,71 @@ func BuildAvailability(s *State, o AvailabilityOptions) (Availability, error) {
 		if st.finSeq == 0 {
 			continue
 		}
-		id := PartitionID{Vertex: s.topo.ids[st.vertex], Subtask: int32(x) - s.vs[st.vertex].base, Attempt: st.finAttempt}
-		if !keep(id.Vertex, id.Subtask, s.workerName(st.worker)) {
+		i := int32(x) - s.vs[st.vertex].base
+		if !keep(s.topo.ids[st.vertex], i, s.workerName(st.worker)) {
 			continue
 		}
-		s.eachConsumer(int32(x), func(c int32) {
-			if s.profile == ProfileFlink && s.releasedByFlink(st.vertex, id.Subtask, c) {
+		s.eachDataset(int32(x), func(d int32) {
+			if s.profile == ProfileFlink && s.releasedByFlink(i, d) {
 				return // Flink released it once every consumer had finished
 			}
-			id.Consumer = s.topo.ids[c]
-			a[id] = true
+			a[s.partitionID(st.vertex, i, st.finAttempt, d)] = true
 		})
 	}
 	return a, nil
 }
 
-// eachConsumer calls f with the consumer vertex of every recorded
-// partition of the finished entry st.
-func (s *State) eachConsumer(x int32, f func(c int32)) {
+// partitionID returns the id of the partition of dataset d written by
+// attempt of subtask i of its producer v.
+func (s *State) partitionID(v, i, attempt, d int32) PartitionID {
+	id := PartitionID{Vertex: s.topo.ids[v], Subtask: i, Attempt: attempt, Dataset: s.topo.datasets[d].id}
+	if c := s.topo.firstConsumer(d); c >= 0 {
+		id.Consumer = s.topo.ids[c]
+	}
+	return id
+}
+
+// canonical returns the id under which Availability holds the partition
+// that id names: an id naming a consumer of a dataset with an id, or the
+// dataset alone, becomes partitionID's form. An id that names no
+// partition of the graph is returned as it is.
+func (s *State) canonical(id PartitionID) PartitionID {
+	v := s.topo.vertex(id.Vertex)
+	if v < 0 {
+		return id
+	}
+	for _, d := range s.topo.outDS[v] {
+		ds := &s.topo.datasets[d]
+		if id.Dataset != "" {
+			if ds.id == id.Dataset {
+				return s.partitionID(v, id.Subtask, id.Attempt, d)
+			}
+			continue
+		}
+		for _, ei := range ds.edges {
+			if s.topo.ids[s.topo.edges[ei].to] == id.Consumer {
+				return s.partitionID(v, id.Subtask, id.Attempt, d)
+			}
+		}
+	}
+	return id
+}
+
+// eachDataset calls f with the dataset of every recorded partition of the
+// finished entry x: every dataset its vertex produces, or those of the
+// consumers its subtask_finished listed.
+func (s *State) eachDataset(x int32, f func(d int32)) {
+	v := s.sub[x].vertex
 	if parts := s.partsOf(x); parts != nil {
 		for _, p := range parts {
-			f(p.consumer)
+			if k := s.topo.outSlot(v, p.consumer); k >= 0 {
+				f(s.topo.outDS[v][k])
+			}
 		}
 		return
 	}
-	for _, ei := range s.topo.out[s.sub[x].vertex] {
-		f(s.topo.edges[ei].to)
+	for _, d := range s.topo.outDS[v] {
+		f(d)
 	}
 }
 
@@ -132,7 +175,7 @@ func (s *State) recordedPartitions() int {
 	n := 0
 	for x := range s.sub {
 		if st := &s.sub[x]; st.finSeq > 0 {
-			s.eachConsumer(int32(x), func(int32) { n++ })
+			s.eachDataset(int32(x), func(int32) { n++ })
 		}
 	}
 	return n
@@ -179,16 +222,16 @@ func PlanDryRun(s *State, o AvailabilityOptions, po PlanOptions) (*RecoveryPlan,
 // partitionSet is the set A as the planner asks it; a nil partitionSet
 // holds every recorded partition.
 type partitionSet interface {
-	// has reports whether A holds the partition that FINISHED subtask x
-	// recorded for consumer vertex c.
-	has(s *State, x, c int32) bool
+	// has reports whether A holds the partition of dataset d that
+	// FINISHED subtask x recorded.
+	has(s *State, x, d int32) bool
 }
 
 // has looks the partition up in the map.
-func (a Availability) has(s *State, x, c int32) bool {
+func (a Availability) has(s *State, x, d int32) bool {
 	st := &s.sub[x]
 	v := st.vertex
-	return a[PartitionID{Vertex: s.topo.ids[v], Subtask: x - s.vs[v].base, Attempt: st.finAttempt, Consumer: s.topo.ids[c]}]
+	return a[s.partitionID(v, x-s.vs[v].base, st.finAttempt, d)]
 }
 
 // recordedSet is the A of BuildAvailability for options without an

@@ -133,7 +133,7 @@ func edgeNames(g *format.Graph) []string {
 	var names []string
 	if g != nil {
 		for _, e := range g.Edges {
-			names = append(names, e.From+"->"+e.To)
+			names = append(names, edgeName(e))
 		}
 	}
 	return names
@@ -143,10 +143,19 @@ func edgesByName(g *format.Graph) map[string]string {
 	m := make(map[string]string)
 	if g != nil {
 		for _, e := range g.Edges {
-			m[e.From+"->"+e.To] = e.Pattern
+			m[edgeName(e)] = e.Pattern
 		}
 	}
 	return m
+}
+
+// edgeName names an edge in a diff: "from->to", and its dataset in
+// brackets when the graph names one (two datasets may join two vertices).
+func edgeName(e format.Edge) string {
+	if e.Dataset != "" {
+		return e.From + "->" + e.To + "[" + e.Dataset + "]"
+	}
+	return e.From + "->" + e.To
 }
 
 func (d *differ) parallelism(a, b *State) {

@@ -48,14 +48,17 @@ func (s *State) ExpandReset(refs []format.SubtaskRef, deferred map[string]bool) 
 		for _, ei := range s.topo.out[v] {
 			e := &s.topo.edges[ei]
 			cv := &s.vs[e.to]
-			if cv.parallelism == 0 || (!e.pointwise && done[ei]) {
+			all := e.allToAll(vs.parallelism, cv.parallelism)
+			if cv.parallelism == 0 || (all && done[ei]) {
 				continue
 			}
-			done[ei] = !e.pointwise
-			lo, hi := consumers(e.pointwise, x-vs.base, vs.parallelism, cv.parallelism)
-			for y := cv.base + lo; y < cv.base+hi; y++ {
-				if st := &s.sub[y]; st.finSeq > 0 || st.status == stRunning {
-					add(y)
+			done[ei] = all
+			var buf [1]span
+			for _, sp := range e.consumerSpans(x-vs.base, vs.parallelism, cv.parallelism, &buf) {
+				for y := cv.base + sp[0]; y < cv.base+sp[1]; y++ {
+					if st := &s.sub[y]; st.finSeq > 0 || st.status == stRunning {
+						add(y)
+					}
 				}
 			}
 		}

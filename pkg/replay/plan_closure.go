@@ -13,7 +13,7 @@ func (p *planner) lookupMissing(avail partitionSet) {
 	total := 0
 	for v := range p.t.ids {
 		p.missOff[v] = total
-		total += int(p.s.vs[v].parallelism) * len(p.t.out[v])
+		total += int(p.s.vs[v].parallelism) * len(p.t.outDS[v])
 	}
 	p.miss = make([]bool, total)
 	for x := range p.s.sub {
@@ -29,47 +29,66 @@ func (p *planner) lookupSubtask(x int32, avail partitionSet) {
 	st := &p.s.sub[x]
 	v := st.vertex
 	i := x - p.s.vs[v].base
-	outs := p.t.out[v]
-	row := p.miss[p.missOff[v]+int(i)*len(outs):]
+	dss := p.t.outDS[v]
+	row := p.miss[p.missOff[v]+int(i)*len(dss):]
 	parts := p.s.partsOf(x)
 	if parts == nil {
-		for k, ei := range outs {
-			row[k] = !avail.has(p.s, x, p.t.edges[ei].to)
+		for k, d := range dss {
+			row[k] = !avail.has(p.s, x, d)
 		}
 		return
 	}
 	for _, pr := range parts {
 		if k := p.t.outSlot(v, pr.consumer); k >= 0 {
-			row[k] = !avail.has(p.s, x, pr.consumer)
+			row[k] = !avail.has(p.s, x, dss[k])
 		}
 	}
 }
 
-// missing reports whether FINISHED subtask x has a recorded partition for
-// the consumer of its out-edge slot k that is not available.
+// missing reports whether FINISHED subtask x has a recorded partition of
+// the dataset in its vertex's slot k (topology.outDS) that is not
+// available.
 func (p *planner) missing(x, k int32) bool {
 	if p.miss == nil {
 		return false // every recorded partition is available
 	}
 	v := p.s.sub[x].vertex
 	i := x - p.s.vs[v].base
-	return p.miss[p.missOff[v]+int(i)*len(p.t.out[v])+int(k)]
+	return p.miss[p.missOff[v]+int(i)*len(p.t.outDS[v])+int(k)]
 }
 
-// seedUninitialized resets the producers of missing partitions whose
-// consumer vertex is not initialized: such partitions are always needed.
+// seedUninitialized resets the producers of missing partitions of a
+// dataset that a vertex not initialized reads (or that no edge of the
+// graph reads yet): such partitions are always needed.
 func (p *planner) seedUninitialized() {
-	for _, e := range p.t.edges {
-		if p.s.vs[e.to].parallelism != 0 {
-			continue
-		}
-		pv := &p.s.vs[e.from]
-		for x := pv.base; x < pv.base+pv.parallelism; x++ {
-			if p.flags[x]&fFinished != 0 && p.missing(x, e.slot) {
-				p.mark(x)
+	for v, dss := range p.t.outDS {
+		pv := &p.s.vs[v]
+		for k, d := range dss {
+			if !p.s.uninitializedConsumer(d) {
+				continue
+			}
+			for x := pv.base; x < pv.base+pv.parallelism; x++ {
+				if p.flags[x]&fFinished != 0 && p.missing(x, int32(k)) {
+					p.mark(x)
+				}
 			}
 		}
 	}
+}
+
+// uninitializedConsumer reports whether a consumer vertex of dataset d is
+// not initialized, or d is open (its consumers are not in the graph).
+func (s *State) uninitializedConsumer(d int32) bool {
+	ds := &s.topo.datasets[d]
+	if ds.open() {
+		return true
+	}
+	for _, ei := range ds.edges {
+		if s.vs[s.topo.edges[ei].to].parallelism == 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // mark records that x will run and queues it for the closure.
@@ -113,15 +132,18 @@ func (p *planner) closeDown(ei int32, i int32) {
 	if cv.parallelism == 0 {
 		return
 	}
-	if !e.pointwise {
+	m := p.s.vs[e.from].parallelism
+	if e.allToAll(m, cv.parallelism) {
 		if p.downDone[ei] {
 			return
 		}
 		p.downDone[ei] = true
 	}
-	lo, hi := consumers(e.pointwise, i, p.s.vs[e.from].parallelism, cv.parallelism)
-	for y := cv.base + lo; y < cv.base+hi; y++ {
-		p.mark(y)
+	var buf [1]span
+	for _, sp := range e.consumerSpans(i, m, cv.parallelism, &buf) {
+		for y := cv.base + sp[0]; y < cv.base+sp[1]; y++ {
+			p.mark(y)
+		}
 	}
 }
 
@@ -133,16 +155,19 @@ func (p *planner) closeUp(ei int32, j int32) {
 	if pv.parallelism == 0 {
 		return
 	}
-	if !e.pointwise {
+	n := p.s.vs[e.to].parallelism
+	if e.allToAll(pv.parallelism, n) {
 		if p.upDone[ei] {
 			return
 		}
 		p.upDone[ei] = true
 	}
-	lo, hi := producers(e.pointwise, j, pv.parallelism, p.s.vs[e.to].parallelism)
-	for x := pv.base + lo; x < pv.base+hi; x++ {
-		if p.flags[x]&fFinished != 0 && p.missing(x, e.slot) {
-			p.mark(x)
+	var buf [1]span
+	for _, sp := range e.producerSpans(j, pv.parallelism, n, &buf) {
+		for x := pv.base + sp[0]; x < pv.base+sp[1]; x++ {
+			if p.flags[x]&fFinished != 0 && p.missing(x, e.slot) {
+				p.mark(x)
+			}
 		}
 	}
 }

@@ -82,14 +82,9 @@ func (p *planner) resetReasons(x, v int32) uint8 {
 	var r uint8
 	vs := &p.s.vs[v]
 	i := x - vs.base
-	for k, ei := range p.t.out[v] {
-		e := &p.t.edges[ei]
-		if !p.missing(x, int32(k)) {
-			continue
-		}
-		cv := &p.s.vs[e.to]
-		lo, hi := consumers(e.pointwise, i, vs.parallelism, cv.parallelism)
-		if cv.parallelism == 0 || p.willIn(cv.base+lo, cv.base+hi) {
+	var buf [1]span
+	for k, d := range p.t.outDS[v] {
+		if p.missing(x, int32(k)) && (p.s.uninitializedConsumer(d) || p.consumerWill(d, i, p.willIn)) {
 			r |= rPartitionLost
 			break
 		}
@@ -97,9 +92,15 @@ func (p *planner) resetReasons(x, v int32) uint8 {
 	for _, ei := range p.t.in[v] {
 		e := &p.t.edges[ei]
 		pv := &p.s.vs[e.from]
-		lo, hi := producers(e.pointwise, i, pv.parallelism, vs.parallelism)
-		if pv.parallelism > 0 && p.willIn(pv.base+lo, pv.base+hi) {
-			r |= rDownstream
+		if pv.parallelism == 0 {
+			continue
+		}
+		for _, sp := range e.producerSpans(i, pv.parallelism, vs.parallelism, &buf) {
+			if p.willIn(pv.base+sp[0], pv.base+sp[1]) {
+				r |= rDownstream
+			}
+		}
+		if r&rDownstream != 0 {
 			break
 		}
 	}

@@ -28,8 +28,9 @@ const (
 	//     any consumer that reruns later, so its producer reruns too;
 	//   - step 5 numbers attempts as Flink's new JobMaster does: a subtask
 	//     it recovered as FINISHED, or cancelled for its coordinator, and
-	//     then resets runs its next attempt; every other subtask runs a
-	//     fresh attempt 0. Flink logs no recovery resets.
+	//     then resets runs attempt 1, whatever attempt it had finished
+	//     with; every other subtask runs attempt 0. Flink logs no
+	//     recovery resets.
 	ProfileFlink
 )
 
@@ -135,30 +136,44 @@ func (p *planner) closeDownOnly() {
 }
 
 // untrackOptional marks as missing every partition of a FINISHED producer
-// whose consumer vertex is initialized and whose consumer subtasks reading
-// it are all FINISHED and not reset: Flink neither tracks nor releases
-// such a partition.
+// whose dataset's consumer vertices are all initialized and whose consumer
+// subtasks reading it, over every edge of the dataset, are all FINISHED
+// and not reset: Flink neither tracks nor releases such a partition
+// (DefaultBatchJobRecoveryHandler: neither RESERVE nor RELEASE).
 func (p *planner) untrackOptional() {
-	for v := range p.t.ids {
+	for v, dss := range p.t.outDS {
 		vs := &p.s.vs[v]
-		for k, ei := range p.t.out[v] {
-			e := &p.t.edges[ei]
-			cv := &p.s.vs[e.to]
-			if cv.parallelism == 0 {
-				continue
+		row := len(dss)
+		for k, d := range dss {
+			if p.s.uninitializedConsumer(d) {
+				continue // reserved: a consumer vertex will be initialized
 			}
 			for i := int32(0); i < vs.parallelism; i++ {
 				x := vs.base + i
-				if p.flags[x]&fFinished == 0 {
-					continue
-				}
-				lo, hi := consumers(e.pointwise, i, vs.parallelism, cv.parallelism)
-				if !p.anyWill(cv.base+lo, cv.base+hi) {
-					p.miss[p.missOff[v]+int(i)*len(p.t.out[v])+k] = true
+				if p.flags[x]&fFinished != 0 && !p.consumerWill(d, i, p.anyWill) {
+					p.miss[p.missOff[v]+int(i)*row+k] = true
 				}
 			}
 		}
 	}
+}
+
+// consumerWill reports whether a consumer subtask that reads partition i
+// of dataset d, over any edge of it, will run: whether will holds for
+// some span of consumer subtasks (dense indices [lo, hi)) reading it.
+func (p *planner) consumerWill(d, i int32, will func(lo, hi int32) bool) bool {
+	m := p.s.vs[p.t.datasets[d].producer].parallelism
+	var buf [1]span
+	for _, ei := range p.t.datasets[d].edges {
+		e := &p.t.edges[ei]
+		cv := &p.s.vs[e.to]
+		for _, sp := range e.consumerSpans(i, m, cv.parallelism, &buf) {
+			if will(cv.base+sp[0], cv.base+sp[1]) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // anyWill reports whether a subtask in the dense range [lo, hi) will run.
@@ -172,34 +187,42 @@ func (p *planner) anyWill(lo, hi int32) bool {
 }
 
 // flinkAttempt returns the attempt Flink's new JobMaster deploys for
-// subtask x, which will run: the next one for a subtask it recovered as
-// FINISHED or cancelled, and then reset; 0, a fresh attempt, otherwise.
+// subtask x, which will run. Its ExecutionVertices start with attempt
+// counter 0 and create attempt 0 at once; Execution.recoverExecution swaps
+// the recorded attempt id into a FINISHED one without advancing the
+// counter. So a subtask it recovered as FINISHED, or cancelled for its
+// coordinator, and then resets runs attempt 1, whatever attempt it had
+// finished with; every other subtask runs attempt 0.
 func (p *planner) flinkAttempt(x int32) int32 {
-	f := p.flags[x]
-	switch {
-	case f&fFinished != 0:
-		return p.s.sub[x].finAttempt + 1
-	case f&fCanceled != 0:
+	if p.flags[x]&(fFinished|fCanceled) != 0 {
 		return 1
 	}
 	return 0
 }
 
 // releasedByFlink reports whether Flink's partition release strategy had
-// released the partition of FINISHED-in-the-log producer subtask i of
-// vertex v for the consumer vertex c: every consumer subtask reading it
+// released partition i of dataset d, written by a subtask FINISHED in the
+// log: every consumer subtask reading it, over every edge of the dataset,
 // is in the finished map (before any trimming), so the old JobMaster
-// released it (jobmanager.partition.release-during-job-execution).
-func (s *State) releasedByFlink(v, i, c int32) bool {
-	cv := &s.vs[c]
-	if cv.parallelism == 0 {
+// released it (jobmanager.partition.release-during-job-execution;
+// IntermediateResultPartition.canBeReleased: every ConsumedPartitionGroup
+// holding it is fully consumed).
+func (s *State) releasedByFlink(i, d int32) bool {
+	if s.uninitializedConsumer(d) {
 		return false
 	}
-	e := s.topo.edges[s.topo.out[v][s.topo.outSlot(v, c)]]
-	lo, hi := consumers(e.pointwise, i, s.vs[v].parallelism, cv.parallelism)
-	for y := cv.base + lo; y < cv.base+hi; y++ {
-		if s.sub[y].finSeq == 0 {
-			return false
+	ds := &s.topo.datasets[d]
+	m := s.vs[ds.producer].parallelism
+	var buf [1]span
+	for _, ei := range ds.edges {
+		e := &s.topo.edges[ei]
+		cv := &s.vs[e.to]
+		for _, sp := range e.consumerSpans(i, m, cv.parallelism, &buf) {
+			for y := cv.base + sp[0]; y < cv.base+sp[1]; y++ {
+				if s.sub[y].finSeq == 0 {
+					return false
+				}
+			}
 		}
 	}
 	return true

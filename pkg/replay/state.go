@@ -246,6 +246,8 @@ func copyGraph(g *format.Graph) *format.Graph {
 	if g != nil {
 		c.Vertices = append([]format.Vertex(nil), g.Vertices...)
 		c.Edges = append([]format.Edge(nil), g.Edges...)
+		c.Ranges = append([]format.Range(nil), g.Ranges...)
+		c.Datasets = append([]format.Dataset(nil), g.Datasets...)
 	}
 	return c
 }

@@ -579,13 +579,15 @@ func (h *History) waitedFor(spans []AttemptSpan, bySub map[format.SubtaskRef][]i
 	for _, ei := range s.topo.in[v] {
 		e := &s.topo.edges[ei]
 		m := s.vs[e.from].parallelism
-		lo, hi := producers(e.pointwise, a.Subtask, m, n)
-		for i := lo; i < hi; i++ {
-			list := bySub[format.SubtaskRef{Vertex: s.topo.ids[e.from], Subtask: i}]
-			for j := len(list) - 1; j >= 0; j-- { // the latest finish before a started
-				if c := &spans[list[j]]; c.Finished && !c.End.After(a.Start) {
-					better(int(list[j]))
-					break
+		var buf [1]span
+		for _, sp := range e.producerSpans(a.Subtask, m, n, &buf) {
+			for i := sp[0]; i < sp[1]; i++ {
+				list := bySub[format.SubtaskRef{Vertex: s.topo.ids[e.from], Subtask: i}]
+				for j := len(list) - 1; j >= 0; j-- { // the latest finish before a started
+					if c := &spans[list[j]]; c.Finished && !c.End.After(a.Start) {
+						better(int(list[j]))
+						break
+					}
 				}
 			}
 		}

@@ -69,6 +69,25 @@ func (v *validator) initialized(e *format.Event) {
 	for i := int32(0); i < p; i++ {
 		v.sub = append(v.sub, vSub{lastAttempt: -1, runAttempt: -1})
 	}
+	v.checkRanges(e, vi)
+}
+
+// checkRanges reports the explicit ranges of the edges into and out of
+// vertex vi, just initialized, that do not fit the parallelisms of their
+// ends once both are initialized: the planner then wires the edge by its
+// pattern.
+func (v *validator) checkRanges(e *format.Event, vi int32) {
+	for _, eis := range [2][]int32{v.topo.in[vi], v.topo.out[vi]} {
+		for _, ei := range eis {
+			ed := &v.topo.edges[ei]
+			m, n := v.vs[ed.from].par, v.vs[ed.to].par
+			if ed.spans == nil || m == 0 || n == 0 || ed.explicit(m, n) {
+				continue
+			}
+			v.errorf(e, RuleParallelism, "edge %s -> %s has ranges for %d consumer subtasks reading %d producer subtasks; the vertices have parallelism %d and %d",
+				v.topo.ids[ed.from], v.topo.ids[ed.to], len(ed.spans.prods), len(ed.spans.cons), m, n)
+		}
+	}
 }
 
 func (v *validator) started(e *format.Event) {
@@ -104,13 +123,15 @@ func (v *validator) inputsFinished(c, j int32) (string, bool) {
 		if pv.par == 0 {
 			return "vertex " + id + " (not initialized)", false
 		}
-		if !ed.pointwise && pv.finished == pv.par {
+		if ed.allToAll(pv.par, cv.par) && pv.finished == pv.par {
 			continue
 		}
-		lo, hi := producers(ed.pointwise, j, pv.par, cv.par)
-		for i := lo; i < hi; i++ {
-			if !v.sub[pv.base+i].inMap {
-				return format.SubtaskRef{Vertex: id, Subtask: i}.String(), false
+		var buf [1]span
+		for _, sp := range ed.producerSpans(j, pv.par, cv.par, &buf) {
+			for i := sp[0]; i < sp[1]; i++ {
+				if !v.sub[pv.base+i].inMap {
+					return format.SubtaskRef{Vertex: id, Subtask: i}.String(), false
+				}
 			}
 		}
 	}

@@ -31,9 +31,16 @@ func (o AvailabilityOptions) Unmatched(s *State) []Unmatched {
 		}
 	}
 	for _, w := range o.LostWorkers {
-		if i, ok := s.workerIdx[w]; !ok || !held[i] {
+		i, ok := s.workerIdx[w]
+		switch {
+		case !ok:
 			out = append(out, Unmatched{Option: "LostWorkers", Value: w,
 				Why: fmt.Sprintf("no finished subtask ran on worker %s up to seq %d: no partition of it is recorded", w, s.lastSeq)})
+		case !held[i]:
+			// Subtasks did finish there (the fold knows the worker from
+			// their subtask_finished), and every one was reset since.
+			out = append(out, Unmatched{Option: "LostWorkers", Value: w,
+				Why: fmt.Sprintf("every subtask that finished on worker %s was reset by seq %d: no partition of it is recorded now", w, s.lastSeq)})
 		}
 	}
 	for _, r := range o.LostPartitions {
