@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/jobevent/jobevent/internal/answer"
 	"github.com/jobevent/jobevent/internal/progress"
 	"github.com/jobevent/jobevent/pkg/blob"
 	"github.com/jobevent/jobevent/pkg/format"
@@ -35,29 +36,9 @@ func newProgress(c *cli.Context) *progress.Reporter {
 	return progress.New(c.App.Writer, c.App.ErrWriter, o)
 }
 
-// progressSource counts the events read from a logsource.Source into a
-// progress line. Key, Notices and Close are those of the source.
-type progressSource struct {
-	logsource.Source
-	p *progress.Reporter
-}
-
-// Next returns the source's next event and counts it.
-func (s *progressSource) Next() (format.Event, error) {
-	e, err := s.Source.Next()
-	if err == nil {
-		s.p.Add(1)
-	}
-	return e, err
-}
-
-// withProgress returns src counting into p, or src itself when p draws
-// nothing.
+// withProgress returns src counting into p (answer.WithProgress).
 func withProgress(src logsource.Source, p *progress.Reporter) logsource.Source {
-	if !p.Enabled() {
-		return src
-	}
-	return &progressSource{Source: src, p: p}
+	return answer.WithProgress(src, p)
 }
 
 // eventTotal returns how many events a reader of src between since and
