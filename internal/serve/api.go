@@ -52,6 +52,10 @@ func fail(w http.ResponseWriter, err error, command string) {
 	case logsource.IsNoLog(err) || errors.Is(err, blob.ErrNotFound):
 		status = http.StatusNotFound
 	}
+	if status == http.StatusBadRequest {
+		// A bad parameter is the CLI's usage error, which names the command.
+		err = fmt.Errorf("%s: %w", command, err)
+	}
 	writeError(w, status, answer.ErrorLine(err, command))
 }
 
