@@ -37,6 +37,7 @@ func commands() []*cli.Command {
 		newDrillCommand(),
 		refuseFlinkWrites(newCompactCommand()),
 		newLsCommand(),
+		newServeCommand(),
 		newStatusCommand(),
 		refuseFlinkWrites(newCancelCommand()),
 	}

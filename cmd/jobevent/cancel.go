@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/jobevent/jobevent/internal/answer"
 	"github.com/jobevent/jobevent/pkg/blob"
 	"github.com/jobevent/jobevent/pkg/logsource"
 	"github.com/jobevent/jobevent/pkg/replay"
@@ -114,7 +115,7 @@ func runCancel(c *cli.Context) error {
 func waitForEpoch(c *cli.Context, url string, timeout time.Duration, st *jobStatus) error {
 	deadline := time.Now().Add(timeout)
 	for {
-		if err := fillEpoch(c.Context, url, timeout, st); err != nil {
+		if err := answer.FillEpoch(c.Context, url, timeout, st); err != nil {
 			return err
 		}
 		if st.Heartbeat != "none" || time.Now().After(deadline) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/jobevent/jobevent/internal/answer"
 	"github.com/jobevent/jobevent/internal/progress"
 	"github.com/jobevent/jobevent/pkg/format"
 	"github.com/jobevent/jobevent/pkg/logsource"
@@ -49,97 +50,34 @@ func newDumpCommand() *cli.Command {
 	}
 }
 
-// eventFilter is the selection of dump's flags.
-type eventFilter struct {
-	kinds        map[format.Kind]bool // nil: every kind
-	vertex       string
-	subtask      int32
-	hasSubtask   bool
-	epoch        int32
-	since, until int64
-}
+// eventFilter is the selection of dump's flags (answer.EventFilter).
+type eventFilter = answer.EventFilter
 
 func dumpFilter(c *cli.Context) (eventFilter, error) {
-	f := eventFilter{vertex: c.String("vertex"), since: c.Int64("since"), until: c.Int64("until")}
-	for _, k := range c.StringSlice("kind") {
-		if !format.Kind(k).Valid() {
-			return f, usagef(c, "unknown --kind %q: want one of %s", k, kindList())
-		}
-		if f.kinds == nil {
-			f.kinds = make(map[format.Kind]bool)
-		}
-		f.kinds[format.Kind(k)] = true
-	}
+	q := answer.EventQuery{Kinds: c.StringSlice("kind"), Vertex: c.String("vertex"),
+		Since: c.Int64("since"), Until: c.Int64("until")}
 	if c.IsSet("subtask") {
 		n := c.Int("subtask")
-		if n < 0 || n > 1<<31-1 {
-			return f, usagef(c, "bad --subtask %d: want a subtask number >= 0", n)
-		}
-		f.subtask, f.hasSubtask = int32(n), true
+		q.Subtask = &n
 	}
 	if c.IsSet("epoch") {
 		n := c.Int("epoch")
-		if n < 1 || n > 1<<31-1 {
-			return f, usagef(c, "bad --epoch %d: want an epoch >= 1", n)
-		}
-		f.epoch = int32(n)
+		q.Epoch = &n
 	}
-	if f.since < 0 || f.until < 0 || (f.until > 0 && f.since > f.until) {
-		return f, usagef(c, "bad --since %d / --until %d: want 0 <= since <= until", f.since, f.until)
+	f, err := answer.ParseEventFilter(q)
+	if err != nil {
+		return f, usagef(c, "%v", err)
 	}
 	return f, nil
 }
 
-func kindList() string {
-	s := make([]string, len(format.Kinds))
-	for i, k := range format.Kinds {
-		s[i] = string(k)
-	}
-	return orList(s)
-}
-
-// match reports whether e passes the filter.
-func (f *eventFilter) match(e *format.Event) bool {
-	if f.kinds != nil && !f.kinds[e.Kind] {
-		return false
-	}
-	if f.epoch != 0 && e.Epoch != f.epoch {
-		return false
-	}
-	if e.Seq < f.since || (f.until > 0 && e.Seq > f.until) {
-		return false
-	}
-	if f.vertex == "" && !f.hasSubtask {
-		return true
-	}
-	switch e.Kind {
-	case format.KindVertexInitialized:
-		return !f.hasSubtask && e.Vertex == f.vertex
-	case format.KindSubtaskStarted, format.KindSubtaskFinished, format.KindSubtaskFailed:
-		return (f.vertex == "" || e.Vertex == f.vertex) && (!f.hasSubtask || e.Subtask == f.subtask)
-	case format.KindSubtasksReset:
-		for _, r := range e.Subtasks {
-			if (f.vertex == "" || r.Vertex == f.vertex) && (!f.hasSubtask || r.Subtask == f.subtask) {
-				return true
-			}
-		}
-	case format.KindSnapshot:
-		_, ok := e.Coordinators[f.vertex]
-		return ok && !f.hasSubtask
-	}
-	return false
-}
-
 // eventPrinter writes events in one output format.
-type eventPrinter interface {
-	Write(e *format.Event) error
-	Flush() error
-}
+type eventPrinter = answer.EventWriter
 
 func newEventPrinter(name string, w io.Writer, follow bool) eventPrinter {
 	switch name {
 	case "json":
-		return format.NewJSONWriter(w)
+		return answer.NewEventJSONWriter(w, false)
 	case "csv":
 		return newCSVPrinter(w)
 	default:
@@ -160,7 +98,7 @@ func runDump(c *cli.Context) error {
 	if poll <= 0 {
 		return usagef(c, "bad --poll-interval %v: want a positive duration", poll)
 	}
-	o := logsource.Options{Since: filter.since, Until: filter.until, Follow: follow, Poll: poll}
+	o := logsource.Options{Since: filter.Since, Until: filter.Until, Follow: follow, Poll: poll}
 	if o.Flink, err = flinkOptionsOf(c); err != nil {
 		return err
 	}
@@ -183,7 +121,11 @@ func runDump(c *cli.Context) error {
 	if logsource.EventTimes(src) == logsource.TimesNone {
 		p = newTimelessEventPrinter(c.String("format"), bar.Writer(c.App.Writer))
 	}
-	err = dumpEvents(withProgress(src, bar), p, &filter, follow, c.App.ErrWriter)
+	var notices func()
+	if follow {
+		notices = func() { printNotices(c.App.ErrWriter, src.Notices()) }
+	}
+	err = answer.Dump(withProgress(src, bar), p, &filter, follow, notices)
 	if ferr := p.Flush(); err == nil {
 		err = ferr
 	}
@@ -204,43 +146,9 @@ func newDumpProgress(c *cli.Context, src logsource.Source, f *eventFilter, follo
 	}
 	bar := newProgress(c)
 	if bar.Enabled() {
-		bar.Start("dump", eventTotal(c.Context, src, f.since, f.until), progress.Events)
+		bar.Start("dump", eventTotal(c.Context, src, f.Since, f.Until), progress.Events)
 	}
 	return bar
-}
-
-// dumpEvents copies the matching events of src to p. When following, the
-// output is flushed after every event and warnings are printed as they
-// arrive, and the dump ends after --until.
-func dumpEvents(src logsource.Source, p eventPrinter, f *eventFilter, follow bool, stderr io.Writer) error {
-	// One event, reused: p.Write takes its address through an interface,
-	// so an event declared inside the loop would move to the heap on
-	// every iteration.
-	var e format.Event
-	for {
-		var err error
-		e, err = src.Next()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if follow && f.until > 0 && e.Seq > f.until {
-			return nil
-		}
-		if f.match(&e) {
-			if err := p.Write(&e); err != nil {
-				return err
-			}
-		}
-		if follow {
-			if err := p.Flush(); err != nil {
-				return err
-			}
-			printNotices(stderr, src.Notices())
-		}
-	}
 }
 
 // eventColumns are the columns of dump's table and CSV output.

@@ -1,9 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"io"
 
+	"github.com/jobevent/jobevent/internal/answer"
 	"github.com/jobevent/jobevent/pkg/format"
 )
 
@@ -16,7 +16,7 @@ import (
 func newTimelessEventPrinter(name string, w io.Writer) eventPrinter {
 	switch name {
 	case "json":
-		return &timelessJSONPrinter{w: w}
+		return answer.NewEventJSONWriter(w, true)
 	case "csv":
 		p := newCSVPrinter(w)
 		p.row = timelessEventRow
@@ -33,31 +33,4 @@ func timelessEventRow(e *format.Event) []string {
 	row := eventRow(e)
 	row[1] = ""
 	return row
-}
-
-// timelessJSONPrinter writes canonical JSONL lines with "time": null.
-type timelessJSONPrinter struct {
-	w   io.Writer
-	buf []byte
-}
-
-// zeroTime is how canonical JSON writes the zero time of an event.
-var zeroTime = []byte(`,"time":"0001-01-01T00:00:00.000000000Z",`)
-
-func (p *timelessJSONPrinter) Write(e *format.Event) error {
-	line := format.AppendJSON(nil, e)
-	if i := bytes.Index(line, zeroTime); i >= 0 {
-		line = append(append(line[:i:i], `,"time":null,`...), line[i+len(zeroTime):]...)
-	}
-	p.buf = append(p.buf, line...)
-	if len(p.buf) < 64<<10 {
-		return nil
-	}
-	return p.Flush()
-}
-
-func (p *timelessJSONPrinter) Flush() error {
-	_, err := p.w.Write(p.buf)
-	p.buf = p.buf[:0]
-	return err
 }

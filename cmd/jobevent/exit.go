@@ -1,13 +1,12 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"strings"
 
+	"github.com/jobevent/jobevent/internal/answer"
 	"github.com/jobevent/jobevent/internal/quote"
 )
 
@@ -99,56 +98,7 @@ func errorLine(err error) string { return commandErrorLine(err, "") }
 
 // commandErrorLine is errorLine for the error that the command named
 // command ("" for none) ended with.
-func commandErrorLine(err error, command string) string {
-	if err == nil {
-		return ""
-	}
-	msg := err.Error()
-	if errors.Is(err, context.Canceled) && msg == context.Canceled.Error() {
-		msg = "interrupted"
-	}
-	lines := strings.Split(strings.TrimSpace(msg), "\n")
-	parts := lines[:0]
-	for _, l := range lines {
-		if l = strings.TrimSpace(l); l != "" {
-			parts = append(parts, l)
-		}
-	}
-	if len(parts) == 0 {
-		return ""
-	}
-	return "jobevent: " + quote.Line(userText(strings.Join(parts, "; "), command))
-}
-
-// internalPrefix matches the package prefix of the library's sentinel
-// errors ("jobevent/replay: unknown vertex"), which names Go packages,
-// not anything a user typed.
-var internalPrefix = regexp.MustCompile(`(^|[ (])jobevent/(blob|drill|flink|format|javaser|replay|runtime): `)
-
-// libraryPackages are the names the library's errors start with when they
-// say which package wrapped them ("replay: after seq 8: ...").
-var libraryPackages = map[string]bool{"blob": true, "drill": true, "flink": true, "format": true,
-	"javaser": true, "replay": true, "runtime": true}
-
-// userText rewrites an error message of command for the user: the
-// library's package prefixes go ("jobevent/replay: ", and "replay: "
-// unless replay is the command), and so does a context repeated by two
-// wrappers ("replay: replay: ...").
-func userText(msg, command string) string {
-	msg = internalPrefix.ReplaceAllString(msg, "$1")
-	parts := strings.Split(msg, ": ")
-	if len(parts) > 1 && libraryPackages[parts[0]] && parts[0] != command {
-		parts = parts[1:]
-	}
-	out := parts[:1]
-	for _, p := range parts[1:] {
-		if p == out[0] || libraryPackages[p] || p == out[len(out)-1] {
-			continue
-		}
-		out = append(out, p)
-	}
-	return strings.Join(out, ": ")
-}
+func commandErrorLine(err error, command string) string { return answer.ErrorLine(err, command) }
 
 // printError writes the error line of err to w, if it has one.
 func printError(w io.Writer, err error) {
@@ -161,6 +111,12 @@ func printError(w io.Writer, err error) {
 // library's package prefixes (internalPrefix).
 func warnf(w io.Writer, format string, args ...any) {
 	msg := strings.ReplaceAll(fmt.Sprintf(format, args...), "\n", "; ")
-	msg = internalPrefix.ReplaceAllString(msg, "$1")
-	fmt.Fprintln(w, "jobevent: warning: "+quote.Line(msg))
+	fmt.Fprintln(w, "jobevent: warning: "+quote.Line(answer.StripInternal(msg)))
 }
+
+// libraryPackages are the library's package names errors may start with
+// (answer.LibraryPackages).
+var libraryPackages = answer.LibraryPackages
+
+// userText rewrites an error message of command for the user (answer.UserText).
+func userText(msg, command string) string { return answer.UserText(msg, command) }

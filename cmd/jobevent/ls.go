@@ -8,10 +8,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/jobevent/jobevent/internal/answer"
 	"github.com/jobevent/jobevent/internal/human"
 	"github.com/jobevent/jobevent/internal/report"
 	"github.com/jobevent/jobevent/pkg/blob"
-	"github.com/jobevent/jobevent/pkg/logsource"
 )
 
 func newLsCommand() *cli.Command {
@@ -34,17 +34,11 @@ func newLsCommand() *cli.Command {
 	}
 }
 
-// lsOutput is what ls --format json prints.
-type lsOutput struct {
-	Bucket string          `json:"bucket"`
-	Logs   []*blob.Summary `json:"logs"`
-}
-
 func runLs(c *cli.Context) error {
 	if err := wantArgs(c, 1, 1); err != nil {
 		return err
 	}
-	listing, err := logsource.List(c.Context, c.Args().First())
+	listing, err := answer.ListJobs(c.Context, c.Args().First())
 	if err != nil {
 		return err
 	}
@@ -55,7 +49,7 @@ func runLs(c *cli.Context) error {
 		}
 	}
 	if c.String("format") == "json" {
-		return writeJSON(c.App.Writer, lsOutput{Bucket: listing.Bucket, Logs: logs})
+		return writeJSON(c.App.Writer, listing)
 	}
 	return printLs(c.App.Writer, listing.Bucket, logs)
 }

@@ -9,11 +9,11 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/jobevent/jobevent/internal/answer"
 	"github.com/jobevent/jobevent/internal/progress"
 	"github.com/jobevent/jobevent/pkg/blob"
 	"github.com/jobevent/jobevent/pkg/format"
 	"github.com/jobevent/jobevent/pkg/logsource"
-	"github.com/jobevent/jobevent/pkg/replay"
 )
 
 // quietFlag is the --quiet flag of the long-running commands: no progress
@@ -36,38 +36,9 @@ func newProgress(c *cli.Context) *progress.Reporter {
 	return progress.New(c.App.Writer, c.App.ErrWriter, o)
 }
 
-// progressSource counts the events read from a logsource.Source into a
-// progress line. Key, Notices and Close are those of the source.
-type progressSource struct {
-	logsource.Source
-	p *progress.Reporter
-}
-
-// Line returns the line of the last event of a JSONL source, 0 for
-// another.
-func (s *progressSource) Line() int {
-	if l, ok := s.Source.(replay.Liner); ok {
-		return l.Line()
-	}
-	return 0
-}
-
-// Next returns the source's next event and counts it.
-func (s *progressSource) Next() (format.Event, error) {
-	e, err := s.Source.Next()
-	if err == nil {
-		s.p.Add(1)
-	}
-	return e, err
-}
-
-// withProgress returns src counting into p, or src itself when p draws
-// nothing.
+// withProgress returns src counting into p (answer.WithProgress).
 func withProgress(src logsource.Source, p *progress.Reporter) logsource.Source {
-	if !p.Enabled() {
-		return src
-	}
-	return &progressSource{Source: src, p: p}
+	return answer.WithProgress(src, p)
 }
 
 // eventTotal returns how many events a reader of src between since and

@@ -13,6 +13,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/jobevent/jobevent/internal/answer"
 	"github.com/jobevent/jobevent/internal/human"
 	"github.com/jobevent/jobevent/pkg/format"
 	"github.com/jobevent/jobevent/pkg/logsource"
@@ -127,24 +128,14 @@ func runReplay(c *cli.Context) error {
 	if c.Bool("sweep") {
 		return runSweep(c, src, replay.SweepOptions{Until: at, Available: opts})
 	}
-	var po replay.PlanOptions
-	var note string
-	if s, ok := src.(logsource.WithSettings); ok {
-		if po, note, err = s.PlanOptions(c.Context); err != nil {
-			return err
-		}
-	}
-	if p, ok := src.(logsource.WithProjection); ok {
-		p.Project(replay.PlanFields) // the columns the plan depends on
-	}
-	st, err := replay.Fold(src, at)
+	a, err := answer.Plan(c.Context, src, answer.PlanQuery{At: at, Available: opts})
 	printNotices(c.App.ErrWriter, src.Notices())
-	if err != nil {
-		if r, ok := src.(logsource.WithRecover); !ok || !r.Unreadable(err) {
-			return err
-		}
-		warnf(c.App.ErrWriter, "%v: a resumed master cannot replay the log and restarts the job (log_unreadable); the plan covers what could be read", err)
-		po.LogUnreadable = true
+	if a == nil {
+		return err
+	}
+	st, note, plan := a.State, a.Note, a.Plan
+	if a.Unreadable != nil {
+		warnf(c.App.ErrWriter, "%v: a resumed master cannot replay the log and restarts the job (log_unreadable); the plan covers what could be read", a.Unreadable)
 	}
 	if note != "" && st.Profile() != replay.ProfileFlink {
 		// A log imported from Flink's holds no job.yaml, and needs none:
@@ -154,20 +145,19 @@ func runReplay(c *cli.Context) error {
 	if n := st.Skipped(); n > 0 {
 		warnf(c.App.ErrWriter, "%s of the log could not be applied and were skipped: %v", human.Count(n, "event"), st.SkipErrors())
 	}
-	if at > st.LastSeq() && !po.LogUnreadable {
+	if at > st.LastSeq() && a.Unreadable == nil {
 		warnf(c.App.ErrWriter, "--at %d is past the end of the log (seq %d): planning after the last event", at, st.LastSeq())
 	}
-	plan, err := replay.PlanDryRun(st, opts, po)
 	if err != nil {
-		return availabilityError(c, st, opts, err)
+		return usagef(c, "%v", answer.AvailabilityError(st, opts, err))
 	}
 	warnUnmatched(c, opts.Unmatched(st))
 	if c.String("format") == "json" {
-		err = replay.WritePlanJSON(c.App.Writer, plan, st.Names())
+		err = a.WriteJSON(c.App.Writer)
 	} else {
 		err = printPlanTable(c, plan, st.Names(), c.Bool("verbose"), opts.LostPartitions)
 	}
-	if err == nil && po.LogUnreadable {
+	if err == nil && a.Unreadable != nil {
 		// The log is corrupt: exit 2 as every reader does, after the plan
 		// has said what a resumed master does with it.
 		return &exitError{code: exitFailure}
@@ -214,29 +204,11 @@ func warnUnmatched(c *cli.Context, un []replay.Unmatched) {
 	}
 }
 
-// availabilityError is the usage error of replay.BuildAvailability's err:
-// the flag and value at fault, then what is wrong with it.
-func availabilityError(c *cli.Context, st *replay.State, o replay.AvailabilityOptions, err error) error {
-	if !errors.Is(err, replay.ErrUnknownVertex) {
-		return usagef(c, "%v", err)
-	}
-	var ids []string
-	for _, v := range st.Graph().Vertices {
-		ids = append(ids, v.ID)
-	}
-	for _, r := range o.LostPartitions {
-		if !slices.Contains(ids, r.Vertex) {
-			return usagef(c, "--lost-partition %s: unknown vertex %q; the job's vertices are %s", r, r.Vertex, strings.Join(ids, ", "))
-		}
-	}
-	return usagef(c, "%v", err)
-}
-
 // availabilityOptions maps replay's flags onto replay.AvailabilityOptions.
 func availabilityOptions(c *cli.Context) (replay.AvailabilityOptions, error) {
 	o := replay.AvailabilityOptions{LostWorkers: c.StringSlice("lost-worker"), NoWorkers: c.Bool("no-workers")}
 	for _, s := range c.StringSlice("lost-partition") {
-		ref, err := parseSubtaskRef(s)
+		ref, err := answer.ParseSubtaskRef(s)
 		if err != nil {
 			return o, usagef(c, "bad --lost-partition %q: %v", s, err)
 		}
@@ -253,19 +225,6 @@ func availabilityOptions(c *cli.Context) (replay.AvailabilityOptions, error) {
 		o.Available = locs
 	}
 	return o, nil
-}
-
-// parseSubtaskRef parses "vertex/subtask".
-func parseSubtaskRef(s string) (format.SubtaskRef, error) {
-	i := strings.LastIndexByte(s, '/')
-	if i <= 0 {
-		return format.SubtaskRef{}, fmt.Errorf("want VERTEX/SUBTASK")
-	}
-	n, err := strconv.ParseInt(s[i+1:], 10, 32)
-	if err != nil || n < 0 {
-		return format.SubtaskRef{}, fmt.Errorf("want VERTEX/SUBTASK with a subtask number >= 0")
-	}
-	return format.SubtaskRef{Vertex: s[:i], Subtask: int32(n)}, nil
 }
 
 // readAvailable reads --available: a JSON list of partitions. An empty
@@ -417,3 +376,6 @@ func nameOr(names map[string]string, id string) string {
 	}
 	return id
 }
+
+// parseSubtaskRef parses "vertex/subtask" (answer.ParseSubtaskRef).
+func parseSubtaskRef(s string) (format.SubtaskRef, error) { return answer.ParseSubtaskRef(s) }

@@ -1,21 +1,16 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/jobevent/jobevent/internal/answer"
 	"github.com/jobevent/jobevent/internal/human"
-	"github.com/jobevent/jobevent/pkg/blob"
 	"github.com/jobevent/jobevent/pkg/format"
 	"github.com/jobevent/jobevent/pkg/logsource"
-	"github.com/jobevent/jobevent/pkg/replay"
 	"github.com/jobevent/jobevent/pkg/runtime"
 )
 
@@ -44,49 +39,11 @@ func newStatusCommand() *cli.Command {
 	}
 }
 
-// jobStatus is what status prints.
-type jobStatus struct {
-	Log      string `json:"log"`
-	Job      string `json:"job"`
-	State    string `json:"state"` // finished, failed, canceled, running, stale, not started
-	Epoch    int32  `json:"epoch"`
-	Master   string `json:"master"`
-	StartSeq int64  `json:"start_seq"`
-	// Heartbeat is "alive", "stale", "ended" (the job has ended; the age is
-	// that of the last heartbeat), "none" (no heartbeat or epoch object) or
-	// "n/a" (a JSONL file); HeartbeatAgeSeconds is null when unknown.
-	Heartbeat           string      `json:"heartbeat"`
-	HeartbeatAgeSeconds *float64    `json:"heartbeat_age_seconds"`
-	Events              int64       `json:"events"`
-	LastSeq             int64       `json:"last_seq"`
-	Subtasks            subtaskDone `json:"subtasks"`
-	Vertices            []vertexRun `json:"vertices"`
-	Recording           recording   `json:"recording"`
-}
+// jobStatus is what status prints (answer.Status).
+type jobStatus = answer.Status
 
-// subtaskDone counts finished subtasks out of those known: vertices of
-// auto parallelism that are not yet initialized have an unknown count, and
-// TotalKnown is false while there are any.
-type subtaskDone struct {
-	Finished   int  `json:"finished"`
-	Total      int  `json:"total"`
-	TotalKnown bool `json:"total_known"`
-}
-
-type vertexRun struct {
-	Vertex      string `json:"vertex"`
-	Parallelism *int32 `json:"parallelism"` // null: not decided yet
-	Finished    int    `json:"finished"`
-}
-
-// recording is the health of the log as written.
-type recording struct {
-	Health         string   `json:"health"` // ok, warning, corrupt
-	TornTail       []string `json:"torn_tail"`
-	FencedRows     int64    `json:"fenced_rows"`
-	UnknownObjects []string `json:"unknown_objects"`
-	Error          string   `json:"error,omitempty"`
-}
+// subtaskDone is the progress in a status (answer.SubtaskDone).
+type subtaskDone = answer.SubtaskDone
 
 func runStatus(c *cli.Context) error {
 	if err := wantArgs(c, 1, 1); err != nil {
@@ -96,23 +53,16 @@ func runStatus(c *cli.Context) error {
 		return usagef(c, "bad --heartbeat-timeout %v: want a positive duration", d)
 	}
 	arg := c.Args().First()
-	st := &jobStatus{Log: arg, Heartbeat: "n/a", Vertices: []vertexRun{},
-		Recording: recording{Health: "ok", TornTail: []string{}, UnknownObjects: []string{}}}
-	if !logsource.IsJSONLPath(arg) {
-		if err := fillEpoch(c.Context, arg, c.Duration("heartbeat-timeout"), st); err != nil {
-			return err
-		}
-	}
-	src, err := openLog(c, arg, logsource.Options{})
+	st, foldErr, err := answer.JobStatus(c.Context, arg, answer.StatusOptions{
+		HeartbeatTimeout: c.Duration("heartbeat-timeout"),
+		Open: func(arg string) (logsource.Source, error) {
+			return openLog(c, arg, logsource.Options{})
+		},
+		Notices: func(n []format.Notice) { printNotices(c.App.ErrWriter, n) },
+	})
 	if err != nil {
 		return err
 	}
-	defer src.Close()
-	state, foldErr := replay.Fold(src, 0)
-	notices := src.Notices()
-	printNotices(c.App.ErrWriter, notices)
-	fillProgress(state, st)
-	fillHealth(notices, foldErr, st)
 	if c.String("format") == "json" {
 		err = writeJSON(c.App.Writer, st)
 	} else {
@@ -125,111 +75,6 @@ func runStatus(c *cli.Context) error {
 		return &exitError{code: exitFailure, err: foldErr}
 	}
 	return nil
-}
-
-// fillEpoch fills in the holder of the log and its heartbeat.
-func fillEpoch(ctx context.Context, arg string, timeout time.Duration, st *jobStatus) error {
-	log, err := blob.Open(ctx, arg)
-	if err != nil {
-		return err
-	}
-	defer log.Close()
-	st.Log = log.URL()
-	epochs, err := log.Epochs(ctx)
-	if err != nil && !blob.IsCorrupt(err) {
-		return err
-	}
-	st.Heartbeat = "none"
-	if len(epochs) == 0 {
-		return nil
-	}
-	e := epochs[len(epochs)-1]
-	st.Epoch, st.Master, st.StartSeq = e.Epoch, e.Master, e.StartSeq
-	// Read-only: the heartbeat's time as the bucket reports it, aged by
-	// this machine's clock (a master judging a stale peer uses the
-	// bucket's clock alone, which takes a write).
-	last, err := log.HeartbeatTime(ctx, e.Epoch)
-	if errors.Is(err, blob.ErrNotFound) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	age := max(time.Since(last), 0)
-	secs := age.Seconds()
-	st.HeartbeatAgeSeconds = &secs
-	st.Heartbeat = "alive"
-	if age > timeout {
-		st.Heartbeat = "stale"
-	}
-	return nil
-}
-
-// fillProgress fills in what the fold of the log says.
-func fillProgress(s *replay.State, st *jobStatus) {
-	st.Job, st.Events, st.LastSeq = s.Job(), s.Events(), s.LastSeq()
-	if st.Epoch == 0 {
-		st.Epoch, st.Master = s.Epoch(), s.Master()
-	}
-	finished := make(map[string]int)
-	for _, f := range s.Finished() {
-		finished[f.Vertex]++
-		st.Subtasks.Finished++
-	}
-	st.Subtasks.TotalKnown = true
-	if g := s.Graph(); g != nil {
-		for _, v := range g.Vertices {
-			run := vertexRun{Vertex: v.ID, Finished: finished[v.ID]}
-			p, ok := s.Parallelism(v.ID)
-			if !ok && v.Parallelism > 0 {
-				p, ok = v.Parallelism, true
-			}
-			if ok {
-				run.Parallelism = &p
-				st.Subtasks.Total += int(p)
-			} else {
-				st.Subtasks.TotalKnown = false
-			}
-			st.Vertices = append(st.Vertices, run)
-		}
-	}
-	switch {
-	case s.Status() != "":
-		st.State = s.Status()
-		// The master of an ended job stops its heartbeat: its age says
-		// when the job ended, not that a master died.
-		if st.Heartbeat == "alive" || st.Heartbeat == "stale" {
-			st.Heartbeat = "ended"
-		}
-	case st.Events == 0:
-		st.State = "not started"
-	case st.Heartbeat == "stale":
-		st.State = "stale"
-	default:
-		st.State = "running"
-	}
-}
-
-// fillHealth fills in the recording health from the reader's notices and the
-// fold's error.
-func fillHealth(notices []format.Notice, err error, st *jobStatus) {
-	r := &st.Recording
-	for _, n := range notices {
-		switch n.Kind {
-		case format.NoticeTornTail:
-			r.TornTail = append(r.TornTail, n.Key)
-		case format.NoticeFenced:
-			r.FencedRows += n.Count
-		case format.NoticeUnknownObject:
-			r.UnknownObjects = append(r.UnknownObjects, n.Key)
-		}
-	}
-	if len(r.TornTail) > 0 || r.FencedRows > 0 || len(r.UnknownObjects) > 0 {
-		r.Health = "warning"
-	}
-	if err != nil {
-		r.Health, r.Error = "corrupt", strings.TrimPrefix(errorLine(err), "jobevent: ")
-	}
 }
 
 // printStatus writes the table form of st.
@@ -279,7 +124,7 @@ func printStatus(w io.Writer, st *jobStatus) error {
 	return nil
 }
 
-func recordingLine(r *recording) string {
+func recordingLine(r *answer.Recording) string {
 	if r.Health == "corrupt" {
 		return "corrupt: " + r.Error
 	}

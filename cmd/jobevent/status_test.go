@@ -44,7 +44,7 @@ func TestStatus(t *testing.T) {
 	}
 	st := decodeStatus(t, runCLI(t, "status", url, "--format", "json").wantCode(t, 0).stdout)
 	if st.Epoch != 2 || st.Master != "127.0.0.1:7101" || st.StartSeq != 11 || st.State != "finished" ||
-		st.Heartbeat != "ended" || st.HeartbeatAgeSeconds == nil || st.Subtasks != (subtaskDone{10, 10, true}) || len(st.Vertices) != 4 {
+		st.Heartbeat != "ended" || st.HeartbeatAgeSeconds == nil || st.Subtasks != (subtaskDone{Finished: 10, Total: 10, TotalKnown: true}) || len(st.Vertices) != 4 {
 		t.Fatalf("status = %+v", st)
 	}
 }

@@ -8,9 +8,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/jobevent/jobevent/internal/answer"
 	"github.com/jobevent/jobevent/internal/human"
 	"github.com/jobevent/jobevent/internal/report"
-	"github.com/jobevent/jobevent/pkg/format"
 	"github.com/jobevent/jobevent/pkg/logsource"
 	"github.com/jobevent/jobevent/pkg/replay"
 )
@@ -18,34 +18,13 @@ import (
 // defaultSweepPoints is the default --points of replay --sweep.
 const defaultSweepPoints = 50
 
-// sweepOutput is the JSON of replay --dry-run --sweep.
-type sweepOutput struct {
-	Job    string              `json:"job"`
-	Points []replay.SweepPoint `json:"points"`
-}
-
-// jobOf is a source that remembers the job id of the events it returns.
-type jobOf struct {
-	replay.Source
-	job string
-}
-
-func (s *jobOf) Next() (format.Event, error) {
-	e, err := s.Source.Next()
-	if err == nil && s.job == "" {
-		s.job = e.Job
-	}
-	return e, err
-}
-
 // runSweep prints the exposure sweep of replay --dry-run --sweep.
 func runSweep(c *cli.Context, src logsource.Source, opts replay.SweepOptions) error {
 	opts.Points = c.Int("points")
 	if opts.Points < 0 {
 		return usagef(c, "bad --points %d: want 0 or more", opts.Points)
 	}
-	js := &jobOf{Source: src}
-	points, err := replay.Sweep(js, opts)
+	sw, err := answer.Sweep(src, opts)
 	printNotices(c.App.ErrWriter, src.Notices())
 	if errors.Is(err, replay.ErrUnknownVertex) {
 		return usagef(c, "%v", err)
@@ -53,13 +32,10 @@ func runSweep(c *cli.Context, src logsource.Source, opts replay.SweepOptions) er
 	if err != nil {
 		return err
 	}
-	if points == nil {
-		points = []replay.SweepPoint{}
-	}
 	if c.String("format") == "json" {
-		return writeJSON(c.App.Writer, sweepOutput{Job: js.job, Points: points})
+		return writeJSON(c.App.Writer, sw)
 	}
-	return printSweep(c.App.Writer, js.job, points, opts.Points)
+	return printSweep(c.App.Writer, sw.Job, sw.Points, opts.Points)
 }
 
 // printSweep writes the table form of a sweep.

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -10,10 +9,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/jobevent/jobevent/internal/answer"
 	"github.com/jobevent/jobevent/internal/human"
 	"github.com/jobevent/jobevent/internal/progress"
 	"github.com/jobevent/jobevent/internal/quote"
-	"github.com/jobevent/jobevent/pkg/format"
 	"github.com/jobevent/jobevent/pkg/logsource"
 	"github.com/jobevent/jobevent/pkg/replay"
 )
@@ -41,11 +40,8 @@ func newValidateCommand() *cli.Command {
 	}
 }
 
-// logFinding is a finding of one of the logs validated.
-type logFinding struct {
-	Log string `json:"log"`
-	replay.Finding
-}
+// logFinding is a finding of one of the logs validated (answer.Finding).
+type logFinding = answer.Finding
 
 func runValidate(c *cli.Context) error {
 	if err := wantArgs(c, 1, -1); err != nil {
@@ -65,12 +61,7 @@ func runValidate(c *cli.Context) error {
 			return err
 		}
 		flinkSeen = flinkSeen || isFlink
-		for _, f := range fs {
-			if f.Key == arg {
-				f.Key = "" // a JSONL file has no objects
-			}
-			all = append(all, logFinding{Log: arg, Finding: f})
-		}
+		all = append(all, answer.LogFindings(arg, fs)...)
 	}
 	bar.Done()
 	if !flinkSeen && fo != nil {
@@ -86,32 +77,14 @@ func runValidate(c *cli.Context) error {
 	return nil
 }
 
-// validateLog validates one log. The Flink flags apply to it when it is a
-// Flink log (isFlink); a Flink log the format itself cannot read is an
-// error finding, as Flink would fail on it.
+// validateLog validates one log (answer.Validate), counting the events
+// read on the progress line.
 func validateLog(c *cli.Context, arg string, fo *logsource.FlinkOptions, bar *progress.Reporter, i int) (fs []replay.Finding, isFlink bool, err error) {
-	src, err := logsource.Open(c.Context, arg, logsource.Options{AnySeq: true, Flink: fo})
-	var fe *logsource.FlinkOptionsError
-	if errors.As(err, &fe) {
-		src, err = logsource.Open(c.Context, arg, logsource.Options{AnySeq: true})
-	}
-	if f, ok := logsource.CorruptFinding(err); ok {
-		return []replay.Finding{f}, true, nil
-	}
-	if err != nil {
-		return nil, false, err
-	}
-	defer src.Close()
-	isFlink = src.Info().Kind == logsource.KindFlink
-	if bar.Enabled() {
-		bar.Start(validateLabel(arg, i, c.NArg()), eventTotal(c.Context, src, 0, 0), progress.Events)
-	}
-	var head, tail []replay.Finding
-	if wf, ok := src.(logsource.WithFindings); ok {
-		head, tail = wf.Findings()
-	}
-	fs = append(head, replay.Validate(batchedValidateSource(src, bar), replay.ValidateOptions{})...)
-	return append(fs, tail...), isFlink, nil
+	return answer.Validate(c.Context, arg, fo, bar, func(src logsource.Source) {
+		if bar.Enabled() {
+			bar.Start(validateLabel(arg, i, c.NArg()), eventTotal(c.Context, src, 0, 0), progress.Events)
+		}
+	})
 }
 
 // validateLabel names the log being validated on the progress line: the
@@ -206,57 +179,3 @@ func escapeData(s string) string {
 func escapeProperty(s string) string {
 	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(quote.Line(s))
 }
-
-// batchedSource is a bucket log as validate reads it: a batch at a time,
-// counted into the progress line, with its epoch objects. Every column is
-// decoded, including those no rule checks (replay.ValidateFields): a
-// segment is valid only if every other command can read it, and a column
-// that does not decode makes dump, stats, diff and compact refuse it.
-type batchedSource struct {
-	replay.Source // validateSource's: Next, Key, Notices, Claims
-	batches       replay.BatchSource
-	p             *progress.Reporter
-}
-
-// batchedValidateSource returns src as validate reads it (validateSource),
-// by batches when src can read them. It decodes every field (no
-// projection).
-func batchedValidateSource(src logsource.Source, p *progress.Reporter) replay.Source {
-	vs := validateSource(src, p)
-	bs, ok := src.(replay.BatchSource)
-	if !ok {
-		return vs
-	}
-	return &batchedSource{Source: vs, batches: bs, p: p}
-}
-
-// claimingSource is a source wrapped for progress that still offers the
-// epoch objects of the source it wraps.
-type claimingSource struct {
-	logsource.Source
-	replay.Claimer
-}
-
-// validateSource is src as validate reads it: with progress counted into
-// p, and its epoch objects, when it has them.
-func validateSource(src logsource.Source, p *progress.Reporter) replay.Source {
-	wrapped := withProgress(src, p)
-	if c, ok := src.(replay.Claimer); ok {
-		return claimingSource{Source: wrapped, Claimer: c}
-	}
-	return wrapped
-}
-
-// NextBatch returns the log's next events and counts them.
-func (s *batchedSource) NextBatch() ([]format.Event, error) {
-	b, err := s.batches.NextBatch()
-	s.p.Add(int64(len(b)))
-	return b, err
-}
-
-// Key, Notices and Claims are those of the source.
-func (s *batchedSource) Key() string { return s.Source.(replay.Keyer).Key() }
-
-func (s *batchedSource) Notices() []format.Notice { return s.Source.(replay.Noticer).Notices() }
-
-func (s *batchedSource) Claims() []replay.EpochClaim { return s.Source.(replay.Claimer).Claims() }

@@ -1,0 +1,334 @@
+package serve
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"embed"
+	"html/template"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jobevent/jobevent/internal/answer"
+	"github.com/jobevent/jobevent/internal/human"
+	"github.com/jobevent/jobevent/internal/report"
+	"github.com/jobevent/jobevent/pkg/logsource"
+	"github.com/jobevent/jobevent/pkg/replay"
+)
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+var pages = template.Must(template.New("").Funcs(template.FuncMap{
+	"seconds": human.Seconds,
+	"bytes":   report.HumanBytes,
+}).ParseFS(templateFS, "templates/*.html"))
+
+// listRow is one job of the list page.
+type listRow struct {
+	ID, Job, Log, Status string
+	Epochs, Failovers    int
+	Events               int64
+	Exposure             string // subtasks a failover now would rerun; "-" for an ended job
+	Age                  string // of the newest segment, by the bucket's clock
+	ageSeconds           float64
+	Problem              string
+}
+
+// listPage is the data of the list page.
+type listPage struct {
+	Rows        []listRow
+	Total       int
+	Query, Sort string
+	Buckets     []string
+}
+
+// ended reports whether a log's status says its job can no longer fail over.
+func ended(status string) bool {
+	switch status {
+	case "finished", "failed", "canceled", "empty":
+		return true
+	}
+	return false
+}
+
+func (s *Server) pageList(w http.ResponseWriter, r *http.Request) {
+	jobs, err := s.listJobs(r.Context())
+	if err != nil {
+		pageError(w, err, "ls")
+		return
+	}
+	q, sortBy := r.URL.Query().Get("q"), r.URL.Query().Get("sort")
+	page := &listPage{Total: len(jobs.Logs), Query: q, Sort: sortBy, Buckets: jobs.Buckets}
+	if len(page.Buckets) == 0 {
+		page.Buckets = []string{jobs.Bucket}
+	}
+	now := time.Now()
+	for _, e := range jobs.Logs {
+		if q != "" && !matchesQuery(e.ID+" "+e.Job+" "+e.Status+" "+e.Prefix, q) {
+			continue
+		}
+		row := listRow{ID: e.ID, Job: e.Job, Log: e.URL, Status: e.Status, Epochs: e.Epochs,
+			Failovers: max(e.Epochs-1, 0), Events: e.Events, Exposure: "-", Age: "-", Problem: e.Problem}
+		if !e.LastModified.IsZero() {
+			row.ageSeconds = now.Sub(e.LastModified).Seconds()
+			row.Age = human.Seconds(max(row.ageSeconds, 0)) + " ago"
+		}
+		if !ended(e.Status) && e.Events > 0 {
+			row.Exposure = s.exposureNow(r.Context(), e.ID)
+		}
+		page.Rows = append(page.Rows, row)
+	}
+	sortRows(page.Rows, sortBy)
+	render(w, "list.html", page)
+}
+
+// exposureNow is what a failover after the last event would rerun.
+func (s *Server) exposureNow(ctx context.Context, id string) string {
+	j, ok := s.resolveEncoded(id)
+	if !ok {
+		return "?"
+	}
+	a, err := s.plan(ctx, j, answer.PlanQuery{})
+	if err != nil {
+		return "?"
+	}
+	return strconv.Itoa(a.Plan.Summary.Rerun) + " rerun"
+}
+
+// resolveEncoded resolves an id as listed (percent-encoded).
+func (s *Server) resolveEncoded(id string) (*job, bool) {
+	if i := strings.IndexByte(id, ':'); i >= 0 && len(s.roots) > 1 {
+		rel, err := url.PathUnescape(id[i+1:])
+		if err != nil {
+			return nil, false
+		}
+		return s.resolve(id[:i+1] + rel)
+	}
+	rel, err := url.PathUnescape(id)
+	if err != nil {
+		return nil, false
+	}
+	return s.resolve(rel)
+}
+
+func matchesQuery(text, q string) bool {
+	text = strings.ToLower(text)
+	for _, w := range strings.Fields(strings.ToLower(q)) {
+		if !strings.Contains(text, w) {
+			return false
+		}
+	}
+	return true
+}
+
+// sortRows sorts the list by a column: id (default), job, status,
+// epochs, failovers, events or age; "-" first reverses it.
+func sortRows(rows []listRow, by string) {
+	desc := strings.HasPrefix(by, "-")
+	by = strings.TrimPrefix(by, "-")
+	key := map[string]func(a, b listRow) int{
+		"job":       func(a, b listRow) int { return cmp.Compare(a.Job, b.Job) },
+		"status":    func(a, b listRow) int { return cmp.Compare(a.Status, b.Status) },
+		"epochs":    func(a, b listRow) int { return cmp.Compare(a.Epochs, b.Epochs) },
+		"failovers": func(a, b listRow) int { return cmp.Compare(a.Failovers, b.Failovers) },
+		"events":    func(a, b listRow) int { return cmp.Compare(a.Events, b.Events) },
+		"age":       func(a, b listRow) int { return cmp.Compare(a.ageSeconds, b.ageSeconds) },
+	}[by]
+	slices.SortStableFunc(rows, func(a, b listRow) int {
+		c := 0
+		if key != nil {
+			c = key(a, b)
+		}
+		if c == 0 {
+			c = cmp.Compare(a.ID, b.ID)
+		}
+		if desc {
+			return -c
+		}
+		return c
+	})
+}
+
+// failoverRow is one failover of a job page: what the recovery of its
+// epoch kept and reran, and why (the plan at the last seq of the master
+// that died).
+type failoverRow struct {
+	replay.FailoverCost
+	Keep, Run int
+	Reruns    []planRow
+}
+
+// planRow is a row of a plan table, the vertex named.
+type planRow struct {
+	replay.SubtaskPlan
+	Name string
+}
+
+// jobPage is the data of a job page.
+type jobPage struct {
+	ID, Log    string
+	Status     *answer.Status
+	Timeline   template.HTML
+	BySeq      bool
+	Failovers  []failoverRow
+	Plan       *replay.RecoveryPlan
+	Rows       []planRow
+	Names      map[string]string
+	WhatIf     whatIf
+	Problem    string
+	PlanAPI    string
+	LastSeq    int64
+	PlanErr    string
+	StreamPath string
+}
+
+// whatIf is the what-if form's values.
+type whatIf struct {
+	At        string
+	Lost      string // comma-separated workers
+	NoWorkers bool
+}
+
+func (s *Server) pageJob(w http.ResponseWriter, r *http.Request) {
+	j, ok := s.resolve(r.PathValue("id"))
+	if !ok {
+		http.Error(w, "no job "+strconv.Quote(r.PathValue("id")), http.StatusNotFound)
+		return
+	}
+	ctx := r.Context()
+	d, err := s.heartbeatTimeout(r)
+	if err != nil {
+		pageError(w, err, "status")
+		return
+	}
+	st, err := s.status(ctx, j, d)
+	if err != nil {
+		pageError(w, err, "status")
+		return
+	}
+	p := &jobPage{ID: j.id, Log: j.arg, Status: st, LastSeq: st.LastSeq,
+		StreamPath: "/api/v1/jobs/" + j.id + "/stream?since=" + strconv.FormatInt(st.LastSeq+1, 10)}
+	tl, err := s.timeline(ctx, j)
+	if err != nil {
+		p.Problem = answer.ErrorLine(err, "timeline")
+	} else {
+		p.BySeq = tl.BySeq
+		var buf bytes.Buffer
+		if err := report.WriteTimelineSVG(&buf, tl); err == nil {
+			svg := buf.Bytes()
+			if i := bytes.Index(svg, []byte("<svg")); i >= 0 {
+				svg = svg[i:]
+			}
+			p.Timeline = template.HTML(svg) // the report's own escaped SVG
+		}
+		p.Failovers = s.failovers(ctx, j, tl.Stats.Failovers)
+	}
+	v := r.URL.Query()
+	p.WhatIf = whatIf{At: v.Get("at"), Lost: strings.Join(v["lost_worker"], ","), NoWorkers: v.Get("no_workers") == "on" || v.Get("no_workers") == "true"}
+	r.URL.RawQuery = whatIfQuery(v).Encode()
+	q, err := planQuery(r)
+	if err == nil {
+		var a *answer.PlanAnswer
+		if a, err = s.plan(ctx, j, q); err == nil {
+			p.Plan, p.Names = a.Plan, a.State.Names()
+			p.Rows = planRows(a.Plan.Subtasks, p.Names, false)
+		}
+	}
+	if err != nil {
+		p.PlanErr = answer.ErrorLine(err, "replay")
+	}
+	p.PlanAPI = "/api/v1/jobs/" + j.id + "/plan?" + r.URL.RawQuery
+	render(w, "job.html", p)
+}
+
+// whatIfQuery turns the form's values into the plan's query parameters:
+// the lost workers field is a comma-separated list.
+func whatIfQuery(v url.Values) url.Values {
+	out := url.Values{}
+	if at := strings.TrimSpace(first(v["at"])); at != "" {
+		out["at"] = []string{at}
+	}
+	for _, l := range v["lost_worker"] {
+		for _, w := range strings.Split(l, ",") {
+			if w = strings.TrimSpace(w); w != "" {
+				out["lost_worker"] = append(out["lost_worker"], w)
+			}
+		}
+	}
+	if nw := first(v["no_workers"]); nw == "on" || nw == "true" {
+		out["no_workers"] = []string{"true"}
+	}
+	return out
+}
+
+func first(s []string) string {
+	if len(s) == 0 {
+		return ""
+	}
+	return s[0]
+}
+
+// planRows are the subtask rows of a plan with their vertices' names;
+// reranOnly keeps the reruns.
+func planRows(subtasks []replay.SubtaskPlan, names map[string]string, reranOnly bool) []planRow {
+	var rows []planRow
+	for _, st := range subtasks {
+		if reranOnly && st.Decision != replay.DecisionRerun {
+			continue
+		}
+		rows = append(rows, planRow{SubtaskPlan: st, Name: cmp.Or(names[st.Vertex], st.Vertex)})
+	}
+	return rows
+}
+
+// timeline builds the job's timeline, by seq for a log without times.
+func (s *Server) timeline(ctx context.Context, j *job) (*report.Timeline, error) {
+	src, err := s.open(ctx, j, logsource.Options{})
+	if err != nil {
+		return nil, err
+	}
+	defer src.Close()
+	return report.BuildTimeline(src, report.TimelineOptions{Points: 200,
+		BySeq: logsource.EventTimes(src) == logsource.TimesNone})
+}
+
+// maxFailoverPlans bounds the plans a job page makes of its failovers.
+const maxFailoverPlans = 20
+
+// failovers says, for each failover, what its recovery kept and reran and
+// why: the plan as if the master died after the last seq of its epoch.
+func (s *Server) failovers(ctx context.Context, j *job, costs []replay.FailoverCost) []failoverRow {
+	var rows []failoverRow
+	for i, f := range costs {
+		row := failoverRow{FailoverCost: f}
+		if i < maxFailoverPlans && f.LastSeq > 0 {
+			if a, err := s.plan(ctx, j, answer.PlanQuery{At: f.LastSeq}); err == nil {
+				row.Keep, row.Run = a.Plan.Summary.Keep, a.Plan.Summary.Run
+				row.Reruns = planRows(a.Plan.Subtasks, a.State.Names(), true)
+			}
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+func render(w http.ResponseWriter, name string, data any) {
+	var buf bytes.Buffer
+	if err := pages.ExecuteTemplate(&buf, name, data); err != nil {
+		http.Error(w, "render: "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Content-Security-Policy", "default-src 'self'; script-src 'unsafe-inline' 'self'; style-src 'unsafe-inline'; img-src 'self' data:")
+	w.Write(buf.Bytes())
+}
+
+// pageError renders err as a page, with the API's status.
+func pageError(w http.ResponseWriter, err error, command string) {
+	fail(w, err, command)
+}
