@@ -38,6 +38,7 @@ func commands() []*cli.Command {
 		refuseFlinkWrites(newCompactCommand()),
 		newLsCommand(),
 		newStatusCommand(),
+		newWatchCommand(),
 		refuseFlinkWrites(newCancelCommand()),
 	}
 }

@@ -57,6 +57,7 @@ type ArchiveInfo struct {
 	Job     string    `json:"job"`     // Flink's job id
 	Cluster string    `json:"cluster"` // the HA cluster id
 	Source  string    `json:"source"`  // the URL of the job-events directory watched
+	Watched string    `json:"watched"` // the URL of the SOURCE it was found under
 	Times   string    `json:"times"`   // "observed"
 	Created time.Time `json:"created"`
 }
