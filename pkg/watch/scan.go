@@ -81,7 +81,7 @@ func listTree(ctx context.Context, src *blob.Bucket) (*tree, error) {
 
 // HA plan file name prefixes (Flink's FileSystemStateStorageHelper), part
 // of Flink's HA storage layout: 1.20's JobGraph, 2.x's ExecutionPlan.
-var haPlanPrefixes = []string{"submittedJobGraph", "submittedExecutionPlan"}
+var haPlanPrefixes = []string{flink.PrefixJobGraph, flink.PrefixExecutionPlan}
 
 func isHAPlan(name string) bool {
 	for _, p := range haPlanPrefixes {
