@@ -39,6 +39,7 @@ func commands() []*cli.Command {
 		newLsCommand(),
 		newServeCommand(),
 		newStatusCommand(),
+		newWatchCommand(),
 		refuseFlinkWrites(newCancelCommand()),
 	}
 }

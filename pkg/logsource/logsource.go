@@ -62,6 +62,8 @@ func (k Kind) String() string {
 		return ".jsonl log"
 	case KindFlink:
 		return "Flink job-events directory"
+	case KindArchive:
+		return "archive of jobevent watch"
 	}
 	return "nothing"
 }
@@ -248,8 +250,11 @@ func Open(ctx context.Context, arg string, o Options) (Source, error) {
 	if err != nil {
 		return nil, err
 	}
-	if r.kind == KindFlink {
+	switch r.kind {
+	case KindFlink:
 		return openFlink(ctx, r, o)
+	case KindArchive:
+		return openArchive(ctx, r, o)
 	}
 	defer r.close()
 	if err := o.Flink.refuse(arg); err != nil {
@@ -273,8 +278,8 @@ func Classify(ctx context.Context, arg string) (Kind, error) {
 		return KindNone, err
 	}
 	defer r.close()
-	if r.kind == KindFlink {
-		return KindFlink, nil
+	if r.kind == KindFlink || r.kind == KindArchive {
+		return r.kind, nil
 	}
 	ok, err := r.bucket.Log().Exists(ctx)
 	if err != nil || !ok {

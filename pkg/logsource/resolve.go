@@ -28,7 +28,7 @@ const maxHAProbe = 256
 // log's prefix, and what it holds.
 type resolved struct {
 	arg    string
-	kind   Kind           // KindFlink or KindBucket
+	kind   Kind           // KindFlink, KindArchive or KindBucket
 	bucket *blob.Bucket   // at the log's prefix (a Flink log: its job-events directory)
 	root   *blob.Bucket   // the bucket as opened, to close; == bucket unless an HA dir was resolved
 	ha     *blob.Bucket   // a Flink log's HA cluster directory, when the argument was one
@@ -79,6 +79,10 @@ func resolve(ctx context.Context, arg string) (*resolved, error) {
 			return r, nil
 		}
 		if f == blob.SpecKey {
+			return r, nil
+		}
+		if f == ArchiveMarker {
+			r.kind = KindArchive
 			return r, nil
 		}
 	}
