@@ -17,7 +17,7 @@ rel="${1:-pkg/flink/testdata/flips/1.20.5-min-pause-released-producer-events.1}"
 
 . "$here/build.sh"
 
-name="$(echo "$rel" | sed 's#^testdata/flink/##; s#/job-events/#-#; s#/#-#g')"
+name="$(echo "$rel" | sed 's#^pkg/flink/testdata/flips/##; s#^testdata/flink/##; s#/job-events/#-#; s#/#-#g')"
 jvm_tmp="$(mktemp -d "${TMPDIR:-/tmp}/flipcheck.XXXXXX")"
 trap 'rm -rf "$jvm_tmp"' EXIT
 for mask in 01 ff; do
