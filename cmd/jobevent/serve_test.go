@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jobevent/jobevent/internal/flinkfixture"
 	"github.com/jobevent/jobevent/internal/serve"
 	"github.com/jobevent/jobevent/internal/testenv"
 )
@@ -192,12 +193,18 @@ func TestServe_Errors(t *testing.T) {
 func TestServe_SeveralRoots(t *testing.T) {
 	srv := newTestServer(t, importedRoot(t), "../../testdata/flink")
 	_, body := apiGet(t, srv, "/api/v1/jobs")
-	for _, id := range []string{`"id": "0:jobs%2Ffailover"`, `"id": "1:1.20.5%2Ftwo-failovers%2Fjob-events"`} {
+	abs, _ := filepath.Abs("../../testdata/flink")
+	rel, err := filepath.Rel(abs, flinkfixture.Get(t, "1.20.5", "two-failovers").JobEvents)
+	if err != nil {
+		t.Fatal(err)
+	}
+	flinkID := "1:" + url.PathEscape(filepath.ToSlash(rel))
+	for _, id := range []string{`"id": "0:jobs%2Ffailover"`, `"id": "` + flinkID + `"`} {
 		if !strings.Contains(body, id) {
 			t.Errorf("jobs lack %s:\n%s", id, body)
 		}
 	}
-	if status, _ := apiGet(t, srv, "/api/v1/jobs/1:1.20.5%2Ftwo-failovers%2Fjob-events/plan"); status != 200 {
+	if status, _ := apiGet(t, srv, "/api/v1/jobs/"+flinkID+"/plan"); status != 200 {
 		t.Errorf("plan of a Flink fixture on the second root = %d", status)
 	}
 	for _, id := range []string{"jobs%2Ffailover", "2:jobs%2Ffailover", "01:jobs%2Ffailover", "-1:x"} {

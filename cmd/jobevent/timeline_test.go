@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -60,19 +61,23 @@ func TestTimeline_Usage(t *testing.T) {
 
 // sweepView is the JSON of replay --dry-run --sweep.
 type sweepView struct {
-	Job    string `json:"job"`
-	Points []struct {
-		Seq          int64   `json:"seq"`
-		Time         string  `json:"time"`
-		Epoch        int32   `json:"epoch"`
-		Kind         string  `json:"kind"`
-		Keep         int     `json:"keep"`
-		Rerun        int     `json:"rerun"`
-		Run          int     `json:"run"`
-		Discarded    int     `json:"discarded"`
-		RerunBytes   int64   `json:"rerun_bytes"`
-		RerunSeconds float64 `json:"rerun_seconds"`
-	} `json:"points"`
+	Job         string           `json:"job"`
+	Points      []sweepPointView `json:"points"`
+	MostExposed *sweepPointView  `json:"most_exposed"`
+}
+
+// sweepPointView is one point of a sweep.
+type sweepPointView struct {
+	Seq          int64   `json:"seq"`
+	Time         string  `json:"time"`
+	Epoch        int32   `json:"epoch"`
+	Kind         string  `json:"kind"`
+	Keep         int     `json:"keep"`
+	Rerun        int     `json:"rerun"`
+	Run          int     `json:"run"`
+	Discarded    int     `json:"discarded"`
+	RerunBytes   int64   `json:"rerun_bytes"`
+	RerunSeconds float64 `json:"rerun_seconds"`
 }
 
 // TestReplay_Sweep: every point of the sweep equals the plan of
@@ -88,6 +93,14 @@ func TestReplay_Sweep(t *testing.T) {
 		}
 		if sw.Job != "wordcount" || len(sw.Points) < 20 {
 			t.Fatalf("%s: job %q, %d points", log, sw.Job, len(sw.Points))
+		}
+		if sw.MostExposed == nil || !slices.Contains(sw.Points, *sw.MostExposed) {
+			t.Fatalf("%s: most_exposed %+v is none of the points", log, sw.MostExposed)
+		}
+		for _, p := range sw.Points {
+			if p.RerunSeconds > sw.MostExposed.RerunSeconds {
+				t.Fatalf("%s: seq %d redoes more (%gs) than the most exposed point (%gs)", log, p.Seq, p.RerunSeconds, sw.MostExposed.RerunSeconds)
+			}
 		}
 		for _, p := range sw.Points {
 			plan := decodePlan(t, runCLI(t, "replay", logPath(log), "--dry-run", "--at", itoa64(p.Seq), "--format", "json").wantCode(t, 0).stdout)

@@ -31,7 +31,7 @@ func newWatchCommand() *cli.Command {
 			"job, /metrics exports the dry run at the newest event (jobevent_flink_subtasks{decision},\n" +
 			"jobevent_exposure_bytes), seconds since the last event and the archive lag; alerts are one\n" +
 			"line on stderr and a metric each. One watch writes a ROOT at a time; a second waits. SIGTERM\n" +
-			"or SIGINT finishes the poll under way and exits 0. docs/watch.md has the details.",
+			"or SIGINT finishes the poll under way and exits 0. --format json writes each alert as a JSON object a line. docs/watch.md has the details.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "archive", Usage: "the bucket ROOT where archives are kept (required)"},
 			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:9464", Usage: "address of /metrics and /healthz (\"\" serves none)"},
@@ -40,6 +40,7 @@ func newWatchCommand() *cli.Command {
 			&cli.DurationFlag{Name: "stale-after", Value: 5 * time.Minute, Usage: "how long a RUNNING job's log may not grow before the recording-stopped alert"},
 			&cli.DurationFlag{Name: "claim-stale", Usage: "how old another watch's claim of ROOT must be before this one takes over (default 5 intervals, at least 10s)"},
 			&cli.BoolFlag{Name: "once", Usage: "poll once and exit (no server)"},
+			formatFlag("table", "json"),
 		},
 		Action: runWatch,
 	}
@@ -58,7 +59,7 @@ func runWatch(c *cli.Context) error {
 	w, err := watch.New(c.Context, watch.Options{
 		Sources: c.Args().Slice(), Archive: c.String("archive"), Interval: c.Duration("interval"),
 		REST: c.StringSlice("flink-rest"), StaleAfter: c.Duration("stale-after"), ClaimStale: c.Duration("claim-stale"),
-		Log: c.App.ErrWriter,
+		Log: c.App.ErrWriter, JSONLog: c.String("format") == "json",
 	})
 	if err != nil {
 		return err

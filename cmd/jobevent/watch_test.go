@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/jobevent/jobevent/internal/flinkfixture"
 )
 
 const watchTestJob = "0123456789abcdef0123456789abcdef"
@@ -42,7 +44,7 @@ func TestWatch_SIGKILLRestart(t *testing.T) {
 		t.Skip("runs processes")
 	}
 	bin := buildBinary(t)
-	fix := "../../testdata/flink/1.20.5/two-failovers/job-events"
+	fix := flinkfixture.Get(t, "1.20.5", "two-failovers").JobEvents
 	files, _ := filepath.Glob(filepath.Join(fix, "events.*"))
 	slices.Sort(files)
 	dir := t.TempDir()

@@ -10,6 +10,11 @@ import (
 type SweepAnswer struct {
 	Job    string              `json:"job"`
 	Points []replay.SweepPoint `json:"points"`
+	// MostExposed is the point a failover would cost the most at
+	// (replay.MostExposed: the most task-seconds redone, then bytes, then
+	// reruns), the one the table and the timeline name; null without
+	// points.
+	MostExposed *replay.SweepPoint `json:"most_exposed"`
 }
 
 // jobOf is a source that remembers the job id of the events it returns.
@@ -37,5 +42,9 @@ func Sweep(src replay.Source, o replay.SweepOptions) (*SweepAnswer, error) {
 	if points == nil {
 		points = []replay.SweepPoint{}
 	}
-	return &SweepAnswer{Job: js.job, Points: points}, nil
+	a := &SweepAnswer{Job: js.job, Points: points}
+	if worst, ok := replay.MostExposed(points); ok {
+		a.MostExposed = &points[worst]
+	}
+	return a, nil
 }

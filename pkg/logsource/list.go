@@ -20,7 +20,7 @@ const FlinkStatus = "flink"
 
 // flinkListDepth bounds how deep List looks for Flink job-events
 // directories below its argument: <storageDir>/<cluster-id>/<job id>/job-events.
-const flinkListDepth = 4
+const flinkListDepth = 6
 
 // Listing is what List finds under a bucket.
 type Listing struct {

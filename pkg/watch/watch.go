@@ -28,6 +28,7 @@ package watch
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -53,6 +54,9 @@ type Options struct {
 	ClaimStale time.Duration
 	// Log receives one line per alert and notable change; nil discards.
 	Log io.Writer
+	// JSONLog writes each alert and notice as one JSON object a line,
+	// {"time","message"}, instead of a line of text.
+	JSONLog bool
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }
@@ -130,7 +134,16 @@ func (w *Watcher) Close() error {
 }
 
 func (w *Watcher) logf(format string, args ...any) {
-	fmt.Fprintf(w.opts.Log, "jobevent watch: "+format+"\n", args...)
+	msg := fmt.Sprintf(format, args...)
+	if w.opts.JSONLog {
+		line, _ := json.Marshal(struct {
+			Time    string `json:"time"`
+			Message string `json:"message"`
+		}{w.opts.Now().UTC().Format(time.RFC3339Nano), msg})
+		fmt.Fprintf(w.opts.Log, "%s\n", line)
+		return
+	}
+	fmt.Fprintf(w.opts.Log, "jobevent watch: %s\n", msg)
 }
 
 // Claim makes this watch the one writer of ROOT: it claims the next epoch
