@@ -106,6 +106,7 @@ func ReadHA(ctx context.Context, fsys fs.FS, jobID string) (*HAInfo, error) {
 			info.ShuffleSnapshotClass = clusterShuffleSnapshot(fsys)
 		}
 		info.Shuffle = ShuffleOf(info.Config, info.ShuffleSnapshotClass)
+		info.Plan.fillDataSets()
 		return info, nil
 	}
 	if len(errs) > 0 && jobID == "" {

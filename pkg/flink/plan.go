@@ -130,3 +130,23 @@ func hexID32(s string) bool {
 	}
 	return true
 }
+
+// fillDataSets fills DataSets from the inputs that name their dataset
+// (the HA JobGraph's do): each dataset's producer is the vertex its
+// readers name.
+func (p *JobPlan) fillDataSets() {
+	if p == nil {
+		return
+	}
+	for _, n := range p.Nodes {
+		for _, in := range n.Inputs {
+			if in.DataSet == "" || in.ID == "" {
+				continue
+			}
+			if p.DataSets == nil {
+				p.DataSets = map[string]string{}
+			}
+			p.DataSets[in.DataSet] = in.ID
+		}
+	}
+}
