@@ -146,10 +146,21 @@ func TestServe_Browser(t *testing.T) {
 
 	// The what-if form: lose worker w1.
 	var rows [][]string
-	runBrowser(t, ctx, chromedp.SetValue(`input[name="lost_worker"]`, "w1"), chromedp.Click("#whatif-submit"),
-		chromedp.WaitVisible(`#plan-summary`), chromedp.Sleep(0),
-		chromedp.Poll(`location.search.includes("lost_worker=w1") && document.readyState == "complete"`, nil),
-		chromedp.Evaluate(`[...document.querySelectorAll("tr.plan-row")].map(r => [...r.cells].slice(1, 5).map(c => c.textContent))`, &rows))
+	runBrowser(t, ctx, chromedp.SetValue(`input[name="lost_worker"]`, "w1"), chromedp.Click("#whatif-submit"))
+	// The submit navigates: until the answer's page is loaded, a script
+	// may run in the page being left (and fail when it goes), so ask
+	// again until the new page answers.
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		var loaded bool
+		err := chromedp.Run(ctx, chromedp.Evaluate(`location.search.includes("lost_worker=w1") && document.readyState == "complete" && document.querySelector("#plan-summary") != null`, &loaded))
+		if err == nil && loaded {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the what-if answer did not load within 30 s (last error: %v)", err)
+		}
+	}
+	runBrowser(t, ctx, chromedp.Evaluate(`[...document.querySelectorAll("tr.plan-row")].map(r => [...r.cells].slice(1, 5).map(c => c.textContent))`, &rows))
 	screenshot(t, ctx, "whatif")
 	cli := runCLI(t, "replay", jobURL(jobs.Logs, "jobs%2Ffailover"), "--dry-run", "--lost-worker", "w1", "--format", "json")
 	var plan struct {
