@@ -1,7 +1,7 @@
 // Package answer holds the questions jobevent answers about a log, and
 // the one writer of each answer's JSON, shared by the CLI's --format json
-// and the REST API of jobevent serve (DESIGN.md §11: one writer for both,
-// byte for byte).
+// and the REST API of jobevent serve (one writer for both, so the
+// two are byte for byte the same).
 //
 // Each question is a small function taking an open logsource.Source (or
 // a LOG argument) and options; it returns the answer as a value with JSON

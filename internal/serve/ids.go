@@ -8,7 +8,7 @@ import (
 	"github.com/jobevent/jobevent/pkg/blob"
 )
 
-// A job's id (DESIGN.md §11) is its log's prefix relative to its ROOT
+// A job's id (the README's "jobevent serve" section) is its log's prefix relative to its ROOT
 // without the trailing slash, percent-encoded as one path segment
 // ("jobs%2Fwordcount"); with several ROOTs the ROOT's index (from 0) and
 // a colon come first ("1:jobs%2Fwordcount"). A log at the ROOT itself is

@@ -1,5 +1,5 @@
 // Package serve is jobevent serve: a read-only console and REST API over
-// buckets of logs (DESIGN.md §11). Every answer of /api/v1 is written by
+// buckets of logs (the README's "jobevent serve" section). Every answer of /api/v1 is written by
 // package answer, the writer of the CLI's --format json, so the two are
 // byte for byte the same; pages render the same answers as HTML with the
 // SVG renderers of package report. The server keeps no state of its own

@@ -409,8 +409,8 @@ const ReasonWorkerLost = "worker_lost"
 // restart strategy whatever the worker ran or held, as Flink restarts the
 // affected regions once: each attempt running there fails
 // (subtask_failed), every partition it held is dropped at once, and one
-// subtasks_reset resets those attempts closed as §5 closes a recovery's
-// resets (resetClosure): the producers of the dropped partitions that are
+// subtasks_reset resets those attempts closed as the recovery rule
+// (docs/recovery.md) closes a recovery's resets (resetClosure): the producers of the dropped partitions that are
 // still to be read, the producers of what their reruns read that is gone
 // too, and what is downstream of each (what a partition-not-found would
 // reset, once per partition and one failover each, if they were left to
@@ -463,7 +463,7 @@ func (m *master) loseWorkerWith(ctx context.Context, id string, cause error, ext
 }
 
 // resetClosure returns what resetting seed resets, closed to a fixed point
-// as §5 (docs/recovery.md) closes a recovery's resets: over the
+// as the recovery rule (docs/recovery.md) closes a recovery's resets: over the
 // downstream consumers and the deferred vertices (replay's ExpandReset),
 // and over the finished producers of every partition that is not
 // available (no worker known to hold it) while a subtask that reads it is

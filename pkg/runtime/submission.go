@@ -8,7 +8,7 @@ import (
 )
 
 // Submission is what a recovery depends on besides the spec, recorded in
-// the log at submission (DESIGN §7) so that every recovery path — `run
+// the log at submission (docs/recovery.md) so that every recovery path — `run
 // --resume`, `replay LOG`, the line printed on suspend, a standby —
 // recovers the job as the dry run predicts, from any working directory,
 // without repeating a flag. It is stored as the submission section at the

@@ -1,5 +1,5 @@
 // Package watch is jobevent watch: the unattended keeper of Flink jobs'
-// logs and the exposure monitor (DESIGN.md §10).
+// logs and the exposure monitor (docs/watch.md).
 //
 // A Watcher polls its sources, each a bucket holding Flink HA storage
 // (every <cluster-id>/<job id>/job-events/ under it) or jobevent logs, with
