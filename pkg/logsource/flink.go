@@ -183,16 +183,8 @@ func (s *flinkSource) readOnly(context.Context) error {
 func (s *flinkSource) Findings() (head, tail []replay.Finding) {
 	s.notices = nil
 	for _, w := range s.log.Warnings() {
-		f := replay.Finding{Severity: replay.SeverityWarning, Key: w.File, Message: w.Msg}
-		switch w.Kind {
-		case flink.WarnTorn, flink.WarnSkipped:
-			f.Rule, f.Message = replay.RuleTornTail, fmt.Sprintf("offset %d: %s", w.Offset, w.Msg)
-		case flink.WarnGap:
-			f.Rule = RuleFlinkGap
-		default:
-			f.Rule = RuleFlinkName
-		}
-		head = append(head, f)
+		_, rule, msg := warning(w)
+		head = append(head, replay.Finding{Severity: replay.SeverityWarning, Rule: rule, Key: w.File, Message: msg})
 	}
 	return head, userAccumulators(s.log)
 }
@@ -234,19 +226,22 @@ func flinkNotices(l *flink.Log) []format.Notice {
 		out = append(out, format.Notice{Kind: NoticeFlinkNote, Message: "Flink log: " + n})
 	}
 	for _, w := range l.Warnings() {
-		n := format.Notice{Key: w.File, Message: w.Msg}
-		switch w.Kind {
-		case flink.WarnTorn, flink.WarnSkipped:
-			n.Kind = format.NoticeTornTail
-			n.Message = fmt.Sprintf("offset %d: %s", w.Offset, w.Msg)
-		case flink.WarnGap:
-			n.Kind = NoticeFlinkGap
-		default:
-			n.Kind = NoticeFlinkName
-		}
-		out = append(out, n)
+		kind, _, msg := warning(w)
+		out = append(out, format.Notice{Kind: kind, Key: w.File, Message: msg})
 	}
 	return out
+}
+
+// warning classifies a warning of the Flink reader: the notice kind it
+// is, the validate rule it is a finding of, and its message.
+func warning(w flink.Warning) (kind format.NoticeKind, rule, msg string) {
+	switch w.Kind {
+	case flink.WarnTorn, flink.WarnSkipped:
+		return format.NoticeTornTail, replay.RuleTornTail, fmt.Sprintf("offset %d: %s", w.Offset, w.Msg)
+	case flink.WarnGap:
+		return NoticeFlinkGap, RuleFlinkGap, w.Msg
+	}
+	return NoticeFlinkName, RuleFlinkName, w.Msg
 }
 
 // unmatchedCoordinators warns about --coordinator values that name no

@@ -47,12 +47,7 @@ func (r *resolved) close() {
 
 // fsys returns the file system of a Flink log's job-events directory: a
 // local directory directly, a bucket through its bounded requests.
-func (r *resolved) fsys(ctx context.Context) fs.FS {
-	if dir, ok := r.bucket.LocalDir(); ok {
-		return os.DirFS(dir)
-	}
-	return r.bucket.FS(ctx)
-}
+func (r *resolved) fsys(ctx context.Context) fs.FS { return bucketFS(ctx, r.bucket) }
 
 // resolve opens the bucket of arg and looks at its top level once: Flink
 // job-events files make it a Flink log; job.yaml, events/ or epochs/ a
