@@ -10,15 +10,15 @@ import (
 // split enumerators implement SupportsBatchSnapshot, so that a recovering
 // JobMaster restores their split assignment instead of resetting the whole
 // source: IteratorSourceEnumerator (NumberSequenceSource,
-// DataGeneratorSource) on 1.20.5 and 2.3.0, and from 2.0 also
-// StaticFileSplitEnumerator and ContinuousFileSplitEnumerator (FileSource).
-// Every other known source has none.
+// DataGeneratorSource) and StaticFileSplitEnumerator (FileSource, as
+// flink-connector-files 1.20.5 and 2.3.0 build it) on both versions. Every
+// other known source has none.
 var batchSnapshotSources = map[string]map[string]bool{
 	"1.20": {
 		"org.apache.flink.api.connector.source.lib.NumberSequenceSource":              true,
 		"org.apache.flink.connector.datagen.source.DataGeneratorSource":               true,
-		"org.apache.flink.connector.file.src.FileSource":                              false,
-		"org.apache.flink.connector.file.src.AbstractFileSource":                      false,
+		"org.apache.flink.connector.file.src.FileSource":                              true,
+		"org.apache.flink.connector.file.src.AbstractFileSource":                      true,
 		"org.apache.flink.streaming.api.functions.source.datagen.DataGeneratorSource": false,
 	},
 	"2.x": {

@@ -25,6 +25,9 @@ public final class Harness {
         System.exit(run(args));
     }
 
+    /** MAX_TRIES bounds the runs of a scenario whose outcome the harness disturbed. */
+    private static final int MAX_TRIES = 3;
+
     private static int run(String[] args) {
         Map<String, Scenario> all = Scenario.all();
         if (args.length == 1 && args[0].equals("list")) {
@@ -70,15 +73,27 @@ public final class Harness {
             Path dir = single ? out : out.resolve(s.name);
             long start = System.nanoTime();
             String verdict;
-            try {
-                clean(dir);
-                new ScenarioRun(s, version, dir, restCheck).run();
-                passed++;
-                verdict = "ok";
-            } catch (Throwable t) {
-                failed++;
-                verdict = "FAIL: " + t;
-                t.printStackTrace();
+            int tries = 0;
+            while (true) {
+                tries++;
+                try {
+                    clean(dir);
+                    new ScenarioRun(s, version, dir, restCheck).run();
+                    passed++;
+                    verdict = tries == 1 ? "ok" : "ok (try " + tries + ")";
+                } catch (ScenarioRun.Disturbed d) {
+                    if (tries < MAX_TRIES) {
+                        System.out.printf("flink %s  %-42s again: %s%n", version, s.name, d.getMessage());
+                        continue;
+                    }
+                    failed++;
+                    verdict = "FAIL after " + tries + " tries: " + d.getMessage();
+                } catch (Throwable t) {
+                    failed++;
+                    verdict = "FAIL: " + t;
+                    t.printStackTrace();
+                }
+                break;
             }
             System.out.printf("flink %s  %-42s %5.1fs  %s%n", version, s.name, (System.nanoTime() - start) / 1e9, verdict);
         }
