@@ -38,6 +38,8 @@ func TestSourceKind(t *testing.T) {
 		seq  = "org.apache.flink.api.connector.source.lib.NumberSequenceSource"
 		file = "org.apache.flink.connector.file.src.FileSource"
 		gen  = "org.apache.flink.connector.datagen.source.DataGeneratorSource"
+		// legacy is the SourceFunction-based generator: no split enumerator at all.
+		legacy = "org.apache.flink.streaming.api.functions.source.datagen.DataGeneratorSource"
 	)
 	for _, c := range []struct {
 		version string
@@ -47,10 +49,12 @@ func TestSourceKind(t *testing.T) {
 	}{
 		{"1.20", []string{seq}, format.CoordinatorBatchSnapshot, false},
 		{"1.20", []string{gen}, format.CoordinatorBatchSnapshot, false},
-		{"1.20", []string{file}, format.CoordinatorNoBatchSnapshot, false},
+		{"1.20", []string{file}, format.CoordinatorBatchSnapshot, false},
+		{"1.20", []string{legacy}, format.CoordinatorNoBatchSnapshot, false},
 		{"2.x", []string{file}, format.CoordinatorBatchSnapshot, false},
 		{"2.x", []string{seq, file}, format.CoordinatorBatchSnapshot, false},
-		{"1.20", []string{seq, file}, format.CoordinatorNoBatchSnapshot, false},
+		{"1.20", []string{seq, file}, format.CoordinatorBatchSnapshot, false},
+		{"1.20", []string{seq, legacy}, format.CoordinatorNoBatchSnapshot, false},
 		{"2.x", []string{"com.example.MySource"}, format.CoordinatorNoBatchSnapshot, true},
 		{"2.x", nil, "", false},
 	} {
