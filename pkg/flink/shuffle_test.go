@@ -47,10 +47,12 @@ func TestSourceKind(t *testing.T) {
 	}{
 		{"1.20", []string{seq}, format.CoordinatorBatchSnapshot, false},
 		{"1.20", []string{gen}, format.CoordinatorBatchSnapshot, false},
-		{"1.20", []string{file}, format.CoordinatorNoBatchSnapshot, false},
+		{"1.20", []string{file}, format.CoordinatorBatchSnapshot, false},
 		{"2.x", []string{file}, format.CoordinatorBatchSnapshot, false},
 		{"2.x", []string{seq, file}, format.CoordinatorBatchSnapshot, false},
-		{"1.20", []string{seq, file}, format.CoordinatorNoBatchSnapshot, false},
+		{"1.20", []string{seq, file}, format.CoordinatorBatchSnapshot, false},
+		{"1.20", []string{"com.example.MySource", "org.apache.flink.streaming.api.functions.source.datagen.DataGeneratorSource"}, format.CoordinatorNoBatchSnapshot, false},
+		{"1.20", []string{"com.example.MySource", seq}, format.CoordinatorNoBatchSnapshot, true},
 		{"2.x", []string{"com.example.MySource"}, format.CoordinatorNoBatchSnapshot, true},
 		{"2.x", nil, "", false},
 	} {
