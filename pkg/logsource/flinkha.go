@@ -88,13 +88,20 @@ func withHA(ctx context.Context, r *resolved, opts flink.Options) (flink.Options
 		}
 		opts.Coordinators = kinds
 	}
-	for _, a := range info.Assumptions {
+	return opts, append(notices, assumptionNotices(info.Assumptions, given)...), nil
+}
+
+// assumptionNotices returns a notice for each assumption but the
+// source-kind ones of the vertices whose kind the flags give (by id).
+func assumptionNotices(as []flink.Assumption, given map[string]string) []format.Notice {
+	var out []format.Notice
+	for _, a := range as {
 		if _, ok := given[a.Vertex]; ok && a.Kind == flink.AssumedSourceKind {
 			continue // the flags settled it
 		}
-		notices = append(notices, format.Notice{Kind: NoticeFlinkNote, Message: "Flink log: " + a.Text})
+		out = append(out, format.Notice{Kind: NoticeFlinkNote, Message: "Flink log: " + a.Text})
 	}
-	return opts, notices, nil
+	return out
 }
 
 // settle settles the coordinator kinds the Source class tables do not
