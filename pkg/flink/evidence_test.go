@@ -120,7 +120,7 @@ func TestSettle(t *testing.T) {
 // ones Flink snapshots under; and the harness's own source without batch
 // snapshots is settled by the log.
 func TestCoordinatorEvidence_RealFlink(t *testing.T) {
-	settled := 0
+	settled, agreed := 0, map[string]int{}
 	for _, sc := range flinkfixture.Scenarios(t) {
 		if sc.HACluster == "" {
 			continue
@@ -147,6 +147,8 @@ func TestCoordinatorEvidence_RealFlink(t *testing.T) {
 					case !known:
 					case inTable && supports != want:
 						t.Errorf("vertex %s %s: the log says batch snapshots %v, the table %v", v, src, supports, want)
+					case inTable:
+						agreed[info.Version]++
 					case !inTable && strings.HasSuffix(src, ".NoBatchSnapshotSource"):
 						if supports {
 							t.Errorf("vertex %s %s: the log says it has batch snapshots", v, src)
@@ -163,5 +165,8 @@ func TestCoordinatorEvidence_RealFlink(t *testing.T) {
 	}
 	if settled == 0 {
 		t.Error("no run settles the harness's source without batch snapshots")
+	}
+	if agreed["1.20"] == 0 || agreed["2.x"] == 0 {
+		t.Errorf("the log and the table agree on %v coordinators by version: want some on both", agreed)
 	}
 }
