@@ -6,7 +6,7 @@
 # run.sh selftest OUTROOT    checks that the harness rejects broken scenarios (a failover point
 #                            never reached, a wrong job output)
 # run.sh restcheck OUTROOT   runs the scenarios that stop a TaskManager and, after each job, runs
-#                            $JOBEVENT replay OUTDIR/ha/.../job-events --dry-run --flink-rest URL
+#                            $JOBEVENT replay OUTDIR/ha/.../job-events --dry-run --strict --flink-rest URL
 #                            against the live MiniCluster (no --lost-worker): it must equal the truth.
 #                            JOBEVENT names the binary; without it, run.sh builds one from this
 #                            repository (go build ./cmd/jobevent) into its temporary directory
