@@ -6,8 +6,10 @@
 # run.sh selftest OUTROOT    checks that the harness rejects broken scenarios (a failover point
 #                            never reached, a wrong job output)
 # run.sh restcheck OUTROOT   runs the scenarios that stop a TaskManager and, after each job, runs
-#                            $JOBEVENT replay OUTDIR/ha/.../job-events --dry-run --flink-rest URL
-#                            against the live MiniCluster (no --lost-worker): it must equal the truth
+#                            $JOBEVENT replay OUTDIR/ha/.../job-events --dry-run --strict --flink-rest URL
+#                            against the live MiniCluster (no --lost-worker): it must equal the truth.
+#                            JOBEVENT names the binary; without it, run.sh builds one from this
+#                            repository (go build ./cmd/jobevent) into its temporary directory
 #
 # FLINK=1.20 (the default) or FLINK=2 picks the Flink version (the Maven profile flink-1.20 or
 # flink-2). The harness is built with Maven on first use and again when a source file changes;
@@ -48,6 +50,13 @@ fi
 # own (HA storage, shuffle files) that the harness removes.
 jvm_tmp="$(mktemp -d "${TMPDIR:-/tmp}/flink-harness.XXXXXX")"
 trap 'rm -rf "$jvm_tmp"' EXIT
+if [ "${1:-}" = restcheck ] && [ -z "${JOBEVENT:-}" ]; then
+  if ! (cd "$here/../.." && go build -o "$jvm_tmp/jobevent" ./cmd/jobevent); then
+    echo "${0##*/}: restcheck: go build ./cmd/jobevent failed" >&2
+    exit 1
+  fi
+  export JOBEVENT="$jvm_tmp/jobevent"
+fi
 rc=0
 java -Xms512m -Xmx1536m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 \
   -Djava.io.tmpdir="$jvm_tmp" \

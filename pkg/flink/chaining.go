@@ -394,3 +394,13 @@ func shipStrategy(partitioner string) (string, bool) {
 	}
 	return strings.ToUpper(strings.TrimSuffix(partitioner, "Partitioner")), false
 }
+
+// operatorID returns the OperatorID Flink gives the coordinator of stream
+// node id (new OperatorID(hash of the node)), "" when it is not hashed.
+func (a *adaptiveGraph) operatorID(id int32) string {
+	h, ok := a.hashes[id]
+	if !ok {
+		return ""
+	}
+	return hashID(h).String()
+}

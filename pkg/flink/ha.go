@@ -37,11 +37,14 @@ type HAInfo struct {
 	Coordinators map[string]string
 	// Sources maps vertex id to the Source classes of its coordinators.
 	Sources map[string][]string
+	// Operators maps vertex id to the OperatorIDs (32-hex) of its
+	// coordinators, in the order of Sources; "" where unknown.
+	Operators map[string][]string
 	// Config is the job configuration (e.g. execution.batch.job-recovery.*)
 	// as strings.
 	Config map[string]string
-	// Assumptions names, one line each, what is still assumed.
-	Assumptions []string
+	// Assumptions names, one each, what is still assumed.
+	Assumptions []Assumption
 	// Version is "1.20" (a JobGraph) or "2.x" (a StreamGraph).
 	Version string
 	// Shuffle is the shuffle ShuffleOf derives from Config and the class of
@@ -185,8 +188,56 @@ func ParseHA(name string, data []byte) (*HAInfo, error) {
 	return info, nil
 }
 
-// kinds fills Coordinators and Sources from the Source classes.
-func (h *HAInfo) kinds() {
+// Kinds of Assumption.
+const (
+	// AssumedSourceKind: a vertex's coordinator kind, from a Source class
+	// no table knows and that the log's snapshots do not settle.
+	AssumedSourceKind = "source-kind"
+	// AssumedVertexIDs: the JobVertexIDs derived from a 2.x StreamGraph.
+	AssumedVertexIDs = "vertex-ids"
+)
+
+// Assumption is one thing the HA plan leaves assumed.
+type Assumption struct {
+	// Vertex is the 32-hex id of the vertex it is about, "" when it is
+	// about the plan as a whole.
+	Vertex string
+	// Kind is AssumedSourceKind or AssumedVertexIDs.
+	Kind string
+	// Text says it in one line, as printed.
+	Text string
+}
+
+func (a Assumption) String() string { return a.Text }
+
+// kinds fills Coordinators from the Source classes.
+func (h *HAInfo) kinds() { h.settleKinds(nil) }
+
+// Settle settles the coordinator kinds that the Source class tables do
+// not know with what the job's log says (ReadCoordinatorEvidence), and
+// drops the assumptions it settles. The tables win where they know a
+// class.
+func (h *HAInfo) Settle(ev *CoordinatorEvidence) {
+	if ev == nil || len(h.Coordinators) == 0 {
+		return // no ids: nothing to match the log's vertices to
+	}
+	h.settleKinds(ev)
+}
+
+// AssumesSourceKind reports whether a coordinator kind is assumed: the
+// log's evidence (Settle) may settle it.
+func (h *HAInfo) AssumesSourceKind() bool {
+	for _, a := range h.Assumptions {
+		if a.Kind == AssumedSourceKind {
+			return true
+		}
+	}
+	return false
+}
+
+// settleKinds fills Coordinators from the Source classes and ev, and puts
+// the source-kind assumptions first among the others.
+func (h *HAInfo) settleKinds(ev *CoordinatorEvidence) {
 	h.Coordinators = map[string]string{}
 	ids := make([]string, 0, len(h.Sources))
 	for id := range h.Sources {
@@ -198,16 +249,28 @@ func (h *HAInfo) kinds() {
 			h.Coordinators[n.ID] = format.CoordinatorNone
 		}
 	}
+	var assumed []Assumption
 	for _, id := range ids {
-		kind, assumed := SourceKind(h.Version, h.Sources[id])
+		kind, why := coordinatorKind(h.Version, h.Sources[id], func(k int) (bool, bool) {
+			if k < len(h.Operators[id]) {
+				return ev.Supports(id, h.Operators[id][k])
+			}
+			return false, false
+		})
 		if kind == "" {
 			continue
 		}
 		h.Coordinators[id] = kind
-		if assumed != "" {
-			h.Assumptions = append(h.Assumptions, fmt.Sprintf("vertex %s: %s", vertexLabel(id, h.name(id)), assumed))
+		if why != "" {
+			assumed = append(assumed, Assumption{Vertex: id, Kind: AssumedSourceKind, Text: fmt.Sprintf("vertex %s: %s", vertexLabel(id, h.name(id)), why)})
 		}
 	}
+	for _, a := range h.Assumptions {
+		if a.Kind != AssumedSourceKind {
+			assumed = append(assumed, a)
+		}
+	}
+	h.Assumptions = assumed
 }
 
 func (h *HAInfo) name(id string) string {

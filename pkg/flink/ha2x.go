@@ -27,7 +27,7 @@ func (h *HAInfo) build2x(order []ID) (unknown []ID) {
 		a.finish(open[0].id)
 	}
 	h.Plan = &JobPlan{JobID: h.sg.jobID, Name: h.sg.jobName}
-	h.Sources = map[string][]string{}
+	h.Sources, h.Operators = map[string][]string{}, map[string][]string{}
 	for _, v := range a.vertices {
 		n := PlanNode{ID: v.id.String(), Description: v.name, Operator: v.name, Parallelism: a.sg.nodes[v.start].parallelism}
 		for _, e := range a.sg.nodes[v.start].in {
@@ -45,14 +45,15 @@ func (h *HAInfo) build2x(order []ID) (unknown []ID) {
 			}
 			n.Inputs = append(n.Inputs, PlanInput{Num: len(n.Inputs), ID: prod.id.String(), ShipStrategy: ship, Pattern: pattern})
 		}
-		var srcs []string
+		var srcs, ops []string
 		for _, id := range append(append([]int32(nil), v.sources...), v.nodes...) {
 			if sn := a.sg.nodes[id]; sn.isSourceFactory() {
 				srcs = append(srcs, sn.source)
+				ops = append(ops, a.operatorID(id))
 			}
 		}
 		if len(srcs) > 0 {
-			h.Sources[n.ID] = srcs
+			h.Sources[n.ID], h.Operators[n.ID] = srcs, ops
 		}
 		h.Plan.Nodes = append(h.Plan.Nodes, n)
 	}
@@ -67,7 +68,7 @@ func (h *HAInfo) resolve2x(ctx context.Context, fsys fs.FS, jobID string) {
 	}
 	order, seen, err := finishOrder(ctx, fsys, jobID)
 	if err != nil {
-		h.Assumptions = append(h.Assumptions, fmt.Sprintf("JobVertexIDs derived from the StreamGraph assume job vertices finish in creation order: the job's log could not be read (%v)", err))
+		h.Assumptions = append(h.Assumptions, Assumption{Kind: AssumedVertexIDs, Text: fmt.Sprintf("JobVertexIDs derived from the StreamGraph assume job vertices finish in creation order: the job's log could not be read (%v)", err)})
 		return
 	}
 	h.apply2x(order, seen)
@@ -102,7 +103,7 @@ func (h *HAInfo) apply2x(order, seen []ID) {
 			}
 		}
 		if later > 0 {
-			h.Assumptions = append(h.Assumptions, fmt.Sprintf("%d job vertices the log does not name yet have JobVertexIDs derived assuming job vertices finish in creation order from here on", later))
+			h.Assumptions = append(h.Assumptions, Assumption{Kind: AssumedVertexIDs, Text: fmt.Sprintf("%d job vertices the log does not name yet have JobVertexIDs derived assuming job vertices finish in creation order from here on", later)})
 		}
 		return
 	}
@@ -114,7 +115,7 @@ func (h *HAInfo) apply2x(order, seen []ID) {
 		}
 	}
 	h.Coordinators = map[string]string{}
-	h.Assumptions = append(h.Assumptions, fmt.Sprintf("the JobVertexIDs derived from the StreamGraph (%s) differ from the log's (%d unknown, e.g. %v): the HA plan gives names only, not ids", h.File, len(missing)+len(unknown), append(missing, idStrings(unknown)...)[0]))
+	h.Assumptions = append(h.Assumptions, Assumption{Kind: AssumedVertexIDs, Text: fmt.Sprintf("the JobVertexIDs derived from the StreamGraph (%s) differ from the log's (%d unknown, e.g. %v): the HA plan gives names only, not ids", h.File, len(missing)+len(unknown), append(missing, idStrings(unknown)...)[0])})
 }
 
 func idStrings(ids []ID) []string {

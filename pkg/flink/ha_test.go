@@ -144,7 +144,7 @@ func TestReadHA_StreamGraphWithoutLog(t *testing.T) {
 	if err != nil || info == nil {
 		t.Fatalf("ReadHA = %v, %v", info, err)
 	}
-	if len(info.Assumptions) != 1 || !strings.Contains(info.Assumptions[0], "creation order") {
+	if len(info.Assumptions) != 1 || !strings.Contains(info.Assumptions[0].Text, "creation order") {
 		t.Errorf("assumptions = %q, want one about creation order", info.Assumptions)
 	}
 	for _, n := range info.Plan.Nodes {
@@ -199,7 +199,7 @@ func TestResolve2x_Mismatch(t *testing.T) {
 	info.File = name
 	stranger := mustID(t, "0123456789abcdef0123456789abcdef")
 	info.apply2x(nil, []ID{stranger})
-	if len(info.Assumptions) != 1 || !strings.Contains(info.Assumptions[0], "differ from the log") {
+	if len(info.Assumptions) != 1 || !strings.Contains(info.Assumptions[0].Text, "differ from the log") {
 		t.Fatalf("assumptions = %q", info.Assumptions)
 	}
 	for _, n := range info.Plan.Nodes {

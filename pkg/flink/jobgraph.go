@@ -27,7 +27,7 @@ func decodeJobGraph(v javaser.Value) (*HAInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	info := &HAInfo{Version: "1.20", Coordinators: map[string]string{}, Sources: map[string][]string{}}
+	info := &HAInfo{Version: "1.20", Coordinators: map[string]string{}, Sources: map[string][]string{}, Operators: map[string][]string{}}
 	info.Plan = &JobPlan{JobID: jid.String()}
 	if info.Plan.Name, err = g.string("jobName"); err != nil {
 		return nil, err
@@ -44,63 +44,67 @@ func decodeJobGraph(v javaser.Value) (*HAInfo, error) {
 		if err != nil {
 			return nil, err
 		}
-		node, srcs, err := jobVertexNode(jv)
+		node, srcs, ops, err := jobVertexNode(jv)
 		if err != nil {
 			return nil, err
 		}
 		info.Plan.Nodes = append(info.Plan.Nodes, node)
 		if len(srcs) > 0 {
-			info.Sources[node.ID] = srcs
+			info.Sources[node.ID], info.Operators[node.ID] = srcs, ops
 		}
 	}
 	return info, nil
 }
 
-func jobVertexNode(jv obj) (PlanNode, []string, error) {
+// jobVertexNode returns a JobVertex's node, and the Source class and
+// OperatorID of each of its coordinator providers ("" when the provider
+// holds none).
+func jobVertexNode(jv obj) (PlanNode, []string, []string, error) {
 	id, err := jv.id("id")
 	if err != nil {
-		return PlanNode{}, nil, err
+		return PlanNode{}, nil, nil, err
 	}
 	n := PlanNode{ID: id.String()}
 	if n.Parallelism, err = jv.int32("parallelism"); err != nil {
-		return n, nil, err
+		return n, nil, nil, err
 	}
 	if n.Description, err = jv.string("name"); err != nil {
-		return n, nil, err
+		return n, nil, nil, err
 	}
 	n.Operator = n.Description
 	ins, p, err := jv.list("inputs")
 	if err != nil {
-		return n, nil, err
+		return n, nil, nil, err
 	}
 	for k, iv := range ins {
 		e, err := asObj(iv, classJobEdge, fmt.Sprintf("%s[%d]", p, k))
 		if err != nil {
-			return n, nil, err
+			return n, nil, nil, err
 		}
 		in, err := jobEdgeInput(e, k)
 		if err != nil {
-			return n, nil, err
+			return n, nil, nil, err
 		}
 		n.Inputs = append(n.Inputs, in)
 	}
 	coords, p, err := jv.list("operatorCoordinators")
 	if err != nil {
-		return n, nil, err
+		return n, nil, nil, err
 	}
-	var srcs []string
+	var srcs, ops []string
 	for k, cv := range coords {
 		c, err := asObj(cv, classSerializedValue, fmt.Sprintf("%s[%d]", p, k))
 		if err != nil {
-			return n, nil, err
+			return n, nil, nil, err
 		}
 		pv, err := decodeSerialized(c)
 		if err != nil {
-			return n, nil, err
+			return n, nil, nil, err
 		}
 		srcs = append(srcs, providerSource(pv))
+		ops = append(ops, providerOperator(pv))
 	}
-	return n, srcs, nil
+	return n, srcs, ops, nil
 }
 
 func jobEdgeInput(e obj, k int) (PlanInput, error) {
@@ -146,4 +150,19 @@ func providerSource(v javaser.Value) string {
 		}
 	}
 	return "?" + o.Class.Name
+}
+
+// providerOperator returns the OperatorID of an operator coordinator
+// provider (RecreateOnResetOperatorCoordinator.Provider.operatorID), ""
+// when it has none.
+func providerOperator(v javaser.Value) string {
+	o, ok := v.(*javaser.Object)
+	if !ok {
+		return ""
+	}
+	id, err := obj{o: o, path: "provider"}.id("operatorID")
+	if err != nil || id == (ID{}) {
+		return ""
+	}
+	return id.String()
 }

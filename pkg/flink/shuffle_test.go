@@ -55,6 +55,8 @@ func TestSourceKind(t *testing.T) {
 		{"2.x", []string{seq, file}, format.CoordinatorBatchSnapshot, false},
 		{"1.20", []string{seq, file}, format.CoordinatorBatchSnapshot, false},
 		{"1.20", []string{seq, legacy}, format.CoordinatorNoBatchSnapshot, false},
+		{"1.20", []string{"com.example.MySource", legacy}, format.CoordinatorNoBatchSnapshot, false},
+		{"1.20", []string{"com.example.MySource", seq}, format.CoordinatorNoBatchSnapshot, true},
 		{"2.x", []string{"com.example.MySource"}, format.CoordinatorNoBatchSnapshot, true},
 		{"2.x", nil, "", false},
 	} {

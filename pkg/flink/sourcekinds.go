@@ -35,35 +35,44 @@ var batchSnapshotSources = map[string]map[string]bool{
 // ("1.20" or "2.x"): format.CoordinatorBatchSnapshot when every source
 // supports batch snapshots, format.CoordinatorNoBatchSnapshot otherwise,
 // and "" when srcs is empty. assumed is non-empty, one line, when a class
-// is not in the table: it is then assumed to have no batch snapshot (the
-// conservative kind: Flink resets such a source whole).
+// is not in the table and no other coordinator is known to lack batch
+// snapshots: it is then assumed to have none (the conservative kind: Flink
+// resets such a source whole).
 func SourceKind(version string, srcs []string) (kind, assumed string) {
+	return coordinatorKind(version, srcs, nil)
+}
+
+// coordinatorKind is SourceKind where the table does not know a class and
+// evidence(k), when given, may: whether the k-th coordinator supports
+// batch snapshots, and whether that is known (CoordinatorEvidence).
+func coordinatorKind(version string, srcs []string, evidence func(k int) (supports, known bool)) (kind, assumed string) {
 	if len(srcs) == 0 {
 		return "", ""
 	}
 	table := batchSnapshotSources[version]
-	kind = format.CoordinatorBatchSnapshot
-	for _, s := range srcs {
-		if s == "" || s[0] == '?' {
+	lacking := false // a coordinator is known to have no batch snapshot
+	for k, s := range srcs {
+		ok, known := table[s]
+		if !known && evidence != nil {
+			ok, known = evidence(k)
+		}
+		switch {
+		case known:
+			lacking = lacking || !ok
+		case assumed != "":
+		case s == "" || s[0] == '?':
 			// A coordinator that is no source (e.g. a sink committer):
 			// Flink's coordinators of that kind do not snapshot splits.
-			kind = format.CoordinatorNoBatchSnapshot
-			if assumed == "" {
-				assumed = fmt.Sprintf("operator coordinator %s is not a source; assumed without batch snapshots", s)
-			}
-			continue
-		}
-		ok, known := table[s]
-		if !known {
-			kind = format.CoordinatorNoBatchSnapshot
-			if assumed == "" {
-				assumed = fmt.Sprintf("source class %s is not in the Flink %s table; assumed without batch snapshots (--coordinator overrides)", s, version)
-			}
-			continue
-		}
-		if !ok {
-			kind = format.CoordinatorNoBatchSnapshot
+			assumed = fmt.Sprintf("operator coordinator %s is not a source; assumed without batch snapshots", s)
+		default:
+			assumed = fmt.Sprintf("source class %s is not in the Flink %s table; assumed without batch snapshots (--coordinator overrides)", s, version)
 		}
 	}
-	return kind, assumed
+	if lacking {
+		return format.CoordinatorNoBatchSnapshot, ""
+	}
+	if assumed != "" {
+		return format.CoordinatorNoBatchSnapshot, assumed
+	}
+	return format.CoordinatorBatchSnapshot, ""
 }

@@ -67,6 +67,9 @@ func withHA(ctx context.Context, r *resolved, opts flink.Options) (flink.Options
 			info = nil
 		}
 	}
+	if info != nil && info.AssumesSourceKind() {
+		settle(ctx, r, info)
+	}
 	if info != nil && opts.Plan == nil {
 		opts.Plan = info.Plan
 	}
@@ -85,16 +88,34 @@ func withHA(ctx context.Context, r *resolved, opts flink.Options) (flink.Options
 		}
 		opts.Coordinators = kinds
 	}
-next:
-	for _, a := range info.Assumptions {
-		for id := range given {
-			if strings.Contains(a, id) {
-				continue next // the flags settled it
-			}
+	return opts, append(notices, assumptionNotices(info.Assumptions, given)...), nil
+}
+
+// assumptionNotices returns a notice for each assumption but the
+// source-kind ones of the vertices whose kind the flags give (by id).
+func assumptionNotices(as []flink.Assumption, given map[string]string) []format.Notice {
+	var out []format.Notice
+	for _, a := range as {
+		if _, ok := given[a.Vertex]; ok && a.Kind == flink.AssumedSourceKind {
+			continue // the flags settled it
 		}
-		notices = append(notices, format.Notice{Kind: NoticeFlinkNote, Message: "Flink log: " + a})
+		out = append(out, format.Notice{Kind: NoticeFlinkNote, Message: "Flink log: " + a.Text})
 	}
-	return opts, notices, nil
+	return out
+}
+
+// settle settles the coordinator kinds the Source class tables do not
+// know with what the log's snapshot points say (flink.CoordinatorEvidence).
+// A log that cannot be read settles what it read up to there: opening it
+// reports the damage.
+func settle(ctx context.Context, r *resolved, info *flink.HAInfo) {
+	rd, err := flink.NewReader(r.fsys(ctx))
+	if err != nil {
+		return
+	}
+	defer rd.Close()
+	ev, _ := flink.ReadCoordinatorEvidence(rd)
+	info.Settle(ev)
 }
 
 // planNames maps the plan's vertex ids to their names.

@@ -315,8 +315,9 @@ func TestOpen_LogsBelow(t *testing.T) {
 // TestOpen_FlinkHA: a Flink log in Flink's own layout is read with what
 // its HA directory knows, with no flag: the vertices' names and inputs
 // from the JobGraph (1.20) or StreamGraph (2.x), coordinator kinds from
-// the Source classes. What is still assumed is said, and a flag that
-// settles it (by an operator of the chain's name) takes it away.
+// the Source classes, and for the harness's own source, in no table, from
+// the log's snapshots (it has none): nothing is assumed; a flag (by an
+// operator of the chain's name) changes that nothing.
 func TestOpen_FlinkHA(t *testing.T) {
 	ctx := context.Background()
 	for _, tc := range []struct {
@@ -325,7 +326,7 @@ func TestOpen_FlinkHA(t *testing.T) {
 		flags   map[string]string
 	}{
 		{"2.3.0", 0, nil},
-		{"1.20.5", 1, nil}, // the harness's own source class is in no table
+		{"1.20.5", 0, nil}, // the harness's own source class: settled by the log
 		{"1.20.5", 0, map[string]string{"src": "no_batch_snapshot"}},
 	} {
 		m, _ := filepath.Glob(filepath.Join("..", "flink", "testdata", "ha", tc.version, "default", "*", "job-events"))

@@ -15,10 +15,11 @@ import java.util.concurrent.TimeUnit;
 /**
  * RestCheck runs jobevent (a binary built from this repository, {@code go build ./cmd/jobevent})
  * against a scenario's live MiniCluster after the job: {@code jobevent replay
- * OUTDIR/ha/<cluster-id>/<jobId>/job-events --dry-run --format json --flink-rest URL}, with no
- * {@code --lost-worker}: the TaskManagers that REST no longer lists are the lost ones. It writes
- * OUTDIR/jobevent-rest.json and jobevent-rest.stderr and fails unless jobevent exits 0 and its
- * dry run equals what Flink did, subtask by subtask (rerun or kept, and the attempt).
+ * OUTDIR/ha/<cluster-id>/<jobId>/job-events --dry-run --strict --format json --flink-rest URL},
+ * with no {@code --lost-worker}: the TaskManagers that REST no longer lists are the lost ones. It
+ * writes OUTDIR/jobevent-rest.json and jobevent-rest.stderr and fails unless jobevent exits 0
+ * (nothing assumed: --strict) and its dry run equals what Flink did, subtask by subtask (rerun or
+ * kept, and the attempt).
  */
 final class RestCheck {
     private final String jobevent;
@@ -32,7 +33,7 @@ final class RestCheck {
         Path dir = out.resolve("ha").resolve(eventsUnderHa.toString());
         Path json = out.resolve("jobevent-rest.json");
         Path stderr = out.resolve("jobevent-rest.stderr");
-        Process p = new ProcessBuilder(jobevent, "replay", dir.toString(), "--dry-run", "--format", "json", "--flink-rest", restUrl)
+        Process p = new ProcessBuilder(jobevent, "replay", dir.toString(), "--dry-run", "--strict", "--format", "json", "--flink-rest", restUrl)
                 .redirectOutput(json.toFile()).redirectError(stderr.toFile()).start();
         if (!p.waitFor(120, TimeUnit.SECONDS)) {
             p.destroyForcibly();
