@@ -70,7 +70,9 @@ func TestCancel_RunningJob(t *testing.T) {
 	}
 }
 
-// waitForLog waits until the log at url holds events.
+// waitForLog waits until the log at url holds events and a master has
+// claimed an epoch of it, so that a worker started next finds its master
+// at once.
 func waitForLog(t *testing.T, ctx context.Context, url string) {
 	t.Helper()
 	tick := time.NewTicker(10 * time.Millisecond)
@@ -78,8 +80,9 @@ func waitForLog(t *testing.T, ctx context.Context, url string) {
 	for {
 		if l, err := blob.Open(ctx, url); err == nil {
 			ok, _ := l.Exists(ctx)
+			epochs, _ := l.Epochs(ctx)
 			l.Close()
-			if ok {
+			if ok && len(epochs) > 0 {
 				return
 			}
 		}
