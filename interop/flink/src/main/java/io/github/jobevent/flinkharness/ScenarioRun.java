@@ -201,10 +201,11 @@ final class ScenarioRun {
         }
         AccessExecutionGraph fin = mc.getArchivedExecutionGraph(id).get(30, TimeUnit.SECONDS);
         checkOutput();
-        checkNothingMissed(id, points, lost);
+        String plan = plan(fin);
+        checkNothingMissed(id, points, lost, plan);
         Map<String, Object> truth = truth(id, points.get(points.size() - 1), fin, taskManagers, lost, copied);
         Files.writeString(out.resolve("truth.json"), Json.write(truth), StandardCharsets.UTF_8);
-        Files.writeString(out.resolve("plan.json"), plan(fin) + "\n", StandardCharsets.UTF_8);
+        Files.writeString(out.resolve("plan.json"), plan + "\n", StandardCharsets.UTF_8);
         if (restCheck != null) {
             restCheck.check(mc.getRestAddress().get(30, TimeUnit.SECONDS).toString(),
                     events.subpath(storage.getNameCount(), events.getNameCount()), truth, out);
@@ -571,16 +572,26 @@ final class ScenarioRun {
         }
     }
 
-    /** HarnessFailure is a scenario that did not go as intended. */
     /**
      * checkNothingMissed throws {@link Disturbed} when a recovering JobMaster of the job missed a
-     * partition that a TaskManager still alive had produced ("missed partitions" in Flink's
-     * recovery line): the harness's failover cuts the TaskManagers off from ZooKeeper too, and one
-     * sometimes answers the new JobMaster's partition request only after its timeout. Flink then
-     * reruns producers whose partitions exist, which no job-events record can tell, so such a run
-     * is no ground truth. Partitions of a TaskManager the scenario stopped are meant to be missed.
+     * partition because a TaskManager still alive did not answer in time: the harness's failover
+     * cuts the TaskManagers off from ZooKeeper too, and one sometimes answers the new JobMaster's
+     * partition request only after its timeout ("Timeout occurred ... while fetching
+     * partition(s)", then the partition among the "missed partitions" of Flink's recovery line).
+     * Flink then reruns producers whose partitions exist, which no job-events record can tell, so
+     * such a run is no ground truth. The partitions of a vertex whose consumers had all finished
+     * at the failover point are meant to be missed (Flink's release strategy released them), and
+     * so are the partitions of a TaskManager the scenario stopped.
      */
-    private void checkNothingMissed(JobID id, List<Map<String, Vertex>> points, List<String> lost) throws IOException {
+    private void checkNothingMissed(JobID id, List<Map<String, Vertex>> points, List<String> lost, String plan)
+            throws IOException {
+        Map<String, Map<String, String>> consumers = new HashMap<>();
+        for (var node : RestMapperUtils.getStrictObjectMapper().readTree(plan).path("plan").path("nodes")) {
+            for (var input : node.path("inputs")) {
+                consumers.computeIfAbsent(input.path("id").asText(), k -> new HashMap<>())
+                        .put(node.path("id").asText(), input.path("ship_strategy").asText());
+            }
+        }
         String logFile = System.getProperty("org.slf4j.simpleLogger.logFile");
         if (logFile == null || logFile.equals("System.err") || logFile.equals("System.out")) {
             return;
@@ -597,31 +608,96 @@ final class ScenarioRun {
         }
         List<String> lines = Files.readAllLines(Path.of(logFile), StandardCharsets.UTF_8);
         String recovered = "Job " + id + " successfully recovered from JM failover";
+        int failover = -1;
         for (int i = 0; i < lines.size(); i++) {
             if (!lines.get(i).contains(recovered)) {
                 continue;
             }
-            for (int j = i - 1; j >= Math.max(0, i - 5); j--) {
-                String line = lines.get(j);
-                int at = line.indexOf("missed partitions: [");
-                if (at < 0) {
+            Map<String, Vertex> point = points.get(Math.min(++failover, points.size() - 1));
+            Set<String> missed = new HashSet<>();
+            int j = i - 1;
+            for (; j >= Math.max(0, i - 5); j--) {
+                List<String> list = bracketed(lines.get(j), "missed partitions: [");
+                if (list != null) {
+                    missed.addAll(list);
+                    break;
+                }
+            }
+            Set<String> timedOut = new HashSet<>();
+            for (int k = j - 1; k >= Math.max(0, j - 5); k--) {
+                List<String> list = bracketed(lines.get(k), "while fetching partition(s) ([");
+                if (list != null) {
+                    timedOut.addAll(list);
+                    break;
+                }
+            }
+            for (String partition : missed) {
+                int producer = partition.indexOf('@');
+                if (producer < 0 || !timedOut.contains(partition)) {
                     continue;
                 }
-                String list = line.substring(at + "missed partitions: [".length(), line.indexOf(']', at));
-                for (String partition : list.split(", ")) {
-                    int producer = partition.indexOf('@');
-                    if (producer < 0) {
-                        continue;
-                    }
-                    String tm = taskManagerOf.get(partition.substring(producer + 1));
-                    if (tm == null || !lost.contains(tm)) {
-                        throw new Disturbed("Flink's recovery missed partition " + partition + " of "
-                                + (tm == null ? "an unknown TaskManager" : "TaskManager " + tm + ", still running"));
-                    }
+                String attempt = partition.substring(producer + 1);
+                if (released(attempt, consumers, point)) {
+                    continue;
                 }
-                break;
+                String tm = taskManagerOf.get(attempt);
+                if (tm == null || !lost.contains(tm)) {
+                    throw new Disturbed("Flink's recovery timed out fetching partition " + partition + " of "
+                            + (tm == null ? "an unknown TaskManager" : "TaskManager " + tm + ", still running"));
+                }
             }
         }
+    }
+
+    /**
+     * released reports whether every consumer subtask of the partition that attempt (an
+     * ExecutionAttemptID, "graph_vertex_subtask_attempt") produced had finished at the point: a
+     * FORWARD edge feeds the consumer subtask of the same index, a RESCALE edge Flink's pointwise
+     * range, any other edge every consumer subtask.
+     */
+    private static boolean released(String attempt, Map<String, Map<String, String>> consumers,
+            Map<String, Vertex> point) {
+        String[] parts = attempt.split("_");
+        if (parts.length < 3) {
+            return false;
+        }
+        Vertex producer = point.get(parts[1]);
+        Map<String, String> of = consumers.getOrDefault(parts[1], Map.of());
+        if (producer == null || of.isEmpty()) {
+            return false;
+        }
+        int i = Integer.parseInt(parts[2]);
+        int p = producer.parallelism();
+        for (var e : of.entrySet()) {
+            Vertex v = point.get(e.getKey());
+            if (v == null || !v.initialized()) {
+                return false;
+            }
+            int c = v.subs().size();
+            for (int j = 0; j < c; j++) {
+                boolean reads = switch (e.getValue()) {
+                    case "FORWARD" -> j == i;
+                    case "RESCALE" -> p >= c ? (long) j * p / c <= i && i < (long) (j + 1) * p / c
+                            : (long) i * c / p <= j && j < (long) (i + 1) * c / p;
+                    default -> true;
+                };
+                if (reads && v.subs().get(j).state() != ExecutionState.FINISHED) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    /** bracketed returns the comma-separated list after marker up to its ']', or null. */
+    private static List<String> bracketed(String line, String marker) {
+        int at = line.indexOf(marker);
+        if (at < 0) {
+            return null;
+        }
+        int end = line.indexOf(']', at);
+        String list = line.substring(at + marker.length(), end < 0 ? line.length() : end);
+        return list.isEmpty() ? List.of() : List.of(list.split(", "));
     }
 
     /** Disturbed is a run whose outcome the harness itself disturbed: run it again. */
@@ -633,6 +709,7 @@ final class ScenarioRun {
         }
     }
 
+    /** HarnessFailure is a scenario that did not go as intended. */
     static final class HarnessFailure extends RuntimeException {
         private static final long serialVersionUID = 1L;
 
