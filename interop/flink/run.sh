@@ -8,6 +8,8 @@
 # run.sh restcheck OUTROOT   runs the scenarios that stop a TaskManager and, after each job, runs
 #                            $JOBEVENT replay OUTDIR/ha/.../job-events --dry-run --flink-rest URL
 #                            against the live MiniCluster (no --lost-worker): it must equal the truth
+# run.sh watchcheck OUTROOT  runs $JOBEVENT watch on a failover scenario's HA dir and REST from
+#                            submission to the job's end and checks its archive and /metrics (WatchCheck)
 #
 # FLINK=1.20 (the default) or FLINK=2 picks the Flink version (the Maven profile flink-1.20 or
 # flink-2). The harness is built with Maven on first use and again when a source file changes;

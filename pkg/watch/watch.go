@@ -80,9 +80,11 @@ type Watcher struct {
 	logs     map[string]*logJob
 	lastPoll time.Time
 	pollErr  error
-	plans    map[string]string // HA plan file key -> job id inside (read once)
-	inactive map[string]string // job id -> name of the recovery-inactive alerts raised
-	loaded   bool              // the archives ROOT held were found
+	plans    map[string]string // HA plan file key -> the job ReadHA found it for
+	// haSearches counts the flink.ReadHA searches for plan files.
+	haSearches int
+	inactive   map[string]string // job id -> name of the recovery-inactive alerts raised
+	loaded     bool              // the archives ROOT held were found
 }
 
 // New opens the sources and ROOT. It writes nothing.

@@ -1,0 +1,240 @@
+package io.github.jobevent.flinkharness;
+
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.runtime.rest.util.RestMapperUtils;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * WatchCheck runs {@code jobevent watch} (a binary built from this repository, JOBEVENT) beside a
+ * scenario's MiniCluster, from before the submission to after the job's end: on the cluster's HA
+ * storage directory, with its REST URL (both on loopback), archiving into OUTDIR/watch/. It then
+ * checks what the design promises of watch on real Flink:
+ * <ul>
+ *   <li>before each failover, /metrics shows a non-zero {@code jobevent_exposure_bytes} for the
+ *       job (the scrape is kept as OUTDIR/watch-metrics-N.txt);</li>
+ *   <li>after Flink deleted the job's directory, the archive is completed (ended.json) and its
+ *       job-events hold every file of the copy the harness took at the (last) failover, byte for
+ *       byte; the files after them are the new JobMaster's;</li>
+ *   <li>{@code jobevent replay ARCHIVE --dry-run --format json} at the failover point (the last
+ *       seq of the dry run on the copy, no other flag: the plan is in the archive) equals the dry
+ *       run on the copy byte for byte and equals what Flink did, subtask by subtask;</li>
+ *   <li>watch stops with exit status 0 on SIGTERM.</li>
+ * </ul>
+ * OUTDIR/watch.log holds watch's own log lines.
+ */
+final class WatchCheck {
+    /** SCENARIOS are the runs watchcheck makes: each has finished subtasks a failover reruns. */
+    static final List<String> SCENARIOS = List.of("min-pause-released-producer");
+
+    private static final Duration WAIT = Duration.ofSeconds(60);
+
+    private final String jobevent;
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private Process proc;
+    private String metricsUrl;
+    private Path archive;
+
+    WatchCheck(String jobevent) {
+        this.jobevent = jobevent;
+    }
+
+    /** start starts watch on the HA storage directory and the REST URL; out is the scenario's OUTDIR. */
+    void start(Path storage, String restUrl, Path out) throws Exception {
+        archive = out.resolve("watch");
+        ScenarioRun.deleteTree(archive);
+        Files.createDirectories(archive);
+        Files.createDirectories(storage);
+        int port;
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            port = s.getLocalPort();
+        }
+        String listen = "127.0.0.1:" + port;
+        metricsUrl = "http://" + listen + "/metrics";
+        proc = new ProcessBuilder(jobevent, "watch", storage.toString(), "--archive", archive.toString(),
+                "--listen", listen, "--interval", "500ms", "--flink-rest", restUrl)
+                .redirectErrorStream(true).redirectOutput(out.resolve("watch.log").toFile()).start();
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (true) {
+            try {
+                scrape();
+                return;
+            } catch (IOException e) {
+                if (!proc.isAlive()) {
+                    throw new ScenarioRun.HarnessFailure("watch: exited " + proc.exitValue() + " at start: " + lastLine(out));
+                }
+                if (System.nanoTime() > deadline) {
+                    throw new ScenarioRun.HarnessFailure("watch: no /metrics on " + listen + " after " + WAIT.toSeconds() + "s");
+                }
+                Thread.sleep(100);
+            }
+        }
+    }
+
+    /**
+     * beforeFailover waits, at failover k's point and before the cut, until /metrics shows a
+     * non-zero exposure for the job, and keeps that scrape.
+     */
+    void beforeFailover(JobID id, int k, Path out) throws Exception {
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        String text = "";
+        while (System.nanoTime() < deadline) {
+            text = scrape();
+            if (exposure(text, id.toString()) > 0) {
+                Files.writeString(out.resolve("watch-metrics-" + (k + 1) + ".txt"), text, StandardCharsets.UTF_8);
+                return;
+            }
+            Thread.sleep(250);
+        }
+        Files.writeString(out.resolve("watch-metrics-" + (k + 1) + ".txt"), text, StandardCharsets.UTF_8);
+        throw new ScenarioRun.HarnessFailure("watch: before failover " + (k + 1) + " /metrics showed no non-zero "
+                + "jobevent_exposure_bytes for job " + id + " in " + WAIT.toSeconds() + "s");
+    }
+
+    /**
+     * afterJob runs the checks once the job has ended: events is Flink's job-events directory,
+     * copy the harness's copy of it at the last failover, truth what Flink did.
+     */
+    @SuppressWarnings("unchecked")
+    void afterJob(JobID id, Path events, Path copy, Map<String, Object> truth, Path out) throws Exception {
+        Path arch = archive.resolve(ScenarioRun.CLUSTER_ID).resolve(id.toString());
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (Files.exists(events) || !Files.exists(arch.resolve("ended.json"))) {
+            if (System.nanoTime() > deadline) {
+                throw new ScenarioRun.HarnessFailure("watch: " + (Files.exists(events) ? "Flink kept " + events
+                        : "the archive was not completed (no ended.json)") + " " + WAIT.toSeconds() + "s after the job's end");
+            }
+            Thread.sleep(250);
+        }
+        stop(out);
+
+        Path kept = arch.resolve("flink").resolve(id.toString()).resolve("job-events");
+        List<String> copied = EventsDir.files(copy).stream().map(p -> p.getFileName().toString()).toList();
+        if (copied.isEmpty()) {
+            throw new ScenarioRun.HarnessFailure("watch: the copy at the failover " + copy + " holds no events file");
+        }
+        for (String name : copied) {
+            Path a = kept.resolve(name);
+            if (!Files.exists(a) || !Arrays.equals(Files.readAllBytes(copy.resolve(name)), Files.readAllBytes(a))) {
+                throw new ScenarioRun.HarnessFailure("watch: the archive's " + name + " is not, byte for byte, the copy "
+                        + "taken at the failover (" + (Files.exists(a) ? Files.size(a) + " bytes" : "absent") + ", copy "
+                        + Files.size(copy.resolve(name)) + " bytes)");
+            }
+        }
+        List<String> all = EventsDir.files(kept).stream().map(p -> p.getFileName().toString()).toList();
+        if (!all.subList(0, Math.min(all.size(), copied.size())).equals(copied)) {
+            throw new ScenarioRun.HarnessFailure("watch: the archive's job-events " + all + " do not begin with the copy's " + copied);
+        }
+
+        String onCopy = jobevent(out, "watch-dryrun-copy", "replay", copy.toString(), "--dry-run", "--format", "json");
+        long at = RestMapperUtils.getStrictObjectMapper().readTree(onCopy).path("last_seq").asLong();
+        String onArchive = jobevent(out, "watch-dryrun", "replay", arch.toString(), "--dry-run", "--format", "json",
+                "--at", Long.toString(at));
+        if (!onArchive.equals(onCopy)) {
+            throw new ScenarioRun.HarnessFailure("watch: the dry run on the archive at seq " + at
+                    + " differs from the dry run on the copy at the failover (watch-dryrun.json, watch-dryrun-copy.json)");
+        }
+        Map<String, String> got = new HashMap<>();
+        for (var st : RestMapperUtils.getStrictObjectMapper().readTree(onArchive).path("subtasks")) {
+            got.put(st.path("vertex").asText() + "/" + st.path("subtask").asInt(),
+                    decision(!st.path("decision").asText().equals("keep"), st.path("attempt").asInt()));
+        }
+        TreeSet<String> diffs = new TreeSet<>();
+        for (Map<String, Object> st : (List<Map<String, Object>>) truth.get("subtasks")) {
+            String key = st.get("vertex_id") + "/" + st.get("subtask");
+            String want = decision((Boolean) st.get("ran_again"), (Integer) st.get("attempt"));
+            String g = got.remove(key);
+            if (!want.equals(g)) {
+                diffs.add(key + ": jobevent " + g + ", Flink " + want);
+            }
+        }
+        for (String key : new ArrayList<>(got.keySet())) {
+            diffs.add(key + ": jobevent " + got.get(key) + ", not in the truth");
+        }
+        if (!diffs.isEmpty()) {
+            throw new ScenarioRun.HarnessFailure("watch: the dry run on the archive differs from what Flink did: "
+                    + String.join("; ", diffs));
+        }
+    }
+
+    /** stop sends SIGTERM and wants exit status 0. */
+    private void stop(Path out) throws Exception {
+        proc.destroy();
+        if (!proc.waitFor(30, TimeUnit.SECONDS)) {
+            throw new ScenarioRun.HarnessFailure("watch: still running 30s after SIGTERM");
+        }
+        if (proc.exitValue() != 0) {
+            throw new ScenarioRun.HarnessFailure("watch: exited " + proc.exitValue() + " on SIGTERM: " + lastLine(out));
+        }
+    }
+
+    /** close kills watch if it still runs (a failed scenario). */
+    void close() {
+        if (proc != null && proc.isAlive()) {
+            proc.destroyForcibly();
+        }
+    }
+
+    private String scrape() throws IOException, InterruptedException {
+        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(metricsUrl)).timeout(Duration.ofSeconds(20)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        if (r.statusCode() != 200) {
+            throw new IOException("GET " + metricsUrl + ": " + r.statusCode());
+        }
+        return r.body();
+    }
+
+    /** exposure is the value of jobevent_exposure_bytes{job="id",...} in a scrape, 0 when absent. */
+    static double exposure(String text, String id) {
+        for (String line : text.split("\n")) {
+            if (line.startsWith("jobevent_exposure_bytes{") && line.contains("job=\"" + id + "\"")) {
+                return Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+            }
+        }
+        return 0;
+    }
+
+    /** jobevent runs the binary, keeps its output as OUTDIR/NAME.json and .stderr, and wants exit 0. */
+    private String jobevent(Path out, String name, String... args) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of(jobevent));
+        cmd.addAll(List.of(args));
+        Path json = out.resolve(name + ".json");
+        Path stderr = out.resolve(name + ".stderr");
+        Process p = new ProcessBuilder(cmd).redirectOutput(json.toFile()).redirectError(stderr.toFile()).start();
+        if (!p.waitFor(120, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            throw new ScenarioRun.HarnessFailure("watch: jobevent " + String.join(" ", args) + " did not finish in 120s");
+        }
+        if (p.exitValue() != 0) {
+            throw new ScenarioRun.HarnessFailure("watch: jobevent " + String.join(" ", args) + " exited " + p.exitValue()
+                    + ": " + Files.readString(stderr, StandardCharsets.UTF_8).strip());
+        }
+        return Files.readString(json, StandardCharsets.UTF_8);
+    }
+
+    private static String lastLine(Path out) throws IOException {
+        List<String> lines = Files.readAllLines(out.resolve("watch.log"), StandardCharsets.UTF_8);
+        return lines.isEmpty() ? "(no output)" : lines.get(lines.size() - 1);
+    }
+
+    private static String decision(boolean rerun, int attempt) {
+        return (rerun ? "rerun" : "keep") + " attempt " + attempt;
+    }
+}
