@@ -102,3 +102,16 @@ func TestLostTaskManagers(t *testing.T) {
 		t.Errorf("no live TaskManager: lost = %v, want 3", got)
 	}
 }
+
+// TestFetchJobs: /jobs/overview as JobsOverviewHandler answers it, and a
+// non-2xx answer as an error naming the path.
+func TestFetchJobs(t *testing.T) {
+	base := restServer(t, map[string]string{"/jobs/overview": `{"jobs":[{"jid":"` + restJob + `","name":"job","start-time":1,"end-time":-1,"duration":5,"state":"RUNNING","last-modification":2,"tasks":{"total":8}}]}`})
+	jobs, err := FetchJobs(context.Background(), base+"/", nil)
+	if err != nil || !reflect.DeepEqual(jobs, []RESTJob{{ID: restJob, Name: "job", State: "RUNNING"}}) {
+		t.Fatalf("FetchJobs = %+v, %v", jobs, err)
+	}
+	if _, err := FetchJobs(context.Background(), restServer(t, nil), nil); err == nil || !strings.Contains(err.Error(), "/jobs/overview: 404") {
+		t.Fatalf("FetchJobs on a server without the route: %v", err)
+	}
+}

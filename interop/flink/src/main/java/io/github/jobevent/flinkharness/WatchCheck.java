@@ -33,9 +33,11 @@ import java.util.concurrent.TimeUnit;
  *   <li>after Flink deleted the job's directory, the archive is completed (ended.json) and its
  *       job-events hold every file of the copy the harness took at the (last) failover, byte for
  *       byte; the files after them are the new JobMaster's;</li>
- *   <li>{@code jobevent replay ARCHIVE --dry-run --format json} at the failover point (the last
- *       seq of the dry run on the copy, no other flag: the plan is in the archive) equals the dry
- *       run on the copy byte for byte and equals what Flink did, subtask by subtask;</li>
+ *   <li>{@code jobevent replay ARCHIVE --dry-run --format json --at SEQ}, SEQ the failover point
+ *       (the last seq of the dry run on the copy; no other flag: the plan is in the archive),
+ *       equals the dry run on the copy byte for byte and equals what Flink did, subtask by
+ *       subtask; with no flag at all it plans at the archive's newest event, and equals the
+ *       copy's when the archive holds nothing of the new JobMaster;</li>
  *   <li>watch stops with exit status 0 on SIGTERM.</li>
  * </ul>
  * OUTDIR/watch.log holds watch's own log lines.
@@ -151,6 +153,16 @@ final class WatchCheck {
             throw new ScenarioRun.HarnessFailure("watch: the dry run on the archive at seq " + at
                     + " differs from the dry run on the copy at the failover (watch-dryrun.json, watch-dryrun-copy.json)");
         }
+        // With no flag at all the dry run plans at the archive's newest event: the failover point
+        // when watch saw nothing of the new JobMaster before Flink deleted the directory.
+        String noFlag = jobevent(out, "watch-dryrun-noflag", "replay", arch.toString(), "--dry-run", "--format", "json");
+        if (all.equals(copied) && !noFlag.equals(onCopy)) {
+            throw new ScenarioRun.HarnessFailure("watch: the archive holds the copy's files only, yet its dry run with no flag "
+                    + "differs from the copy's (watch-dryrun-noflag.json, watch-dryrun-copy.json)");
+        }
+        System.out.printf("watch: archive %s: %d files (%d at the failover), dry run at seq %d equal to the copy's and to "
+                + "Flink's; with no flag %s%n", arch, all.size(), copied.size(), at,
+                noFlag.equals(onCopy) ? "equal too" : "planned at seq " + RestMapperUtils.getStrictObjectMapper().readTree(noFlag).path("last_seq").asLong());
         Map<String, String> got = new HashMap<>();
         for (var st : RestMapperUtils.getStrictObjectMapper().readTree(onArchive).path("subtasks")) {
             got.put(st.path("vertex").asText() + "/" + st.path("subtask").asInt(),
