@@ -2,13 +2,12 @@ package flink
 
 import (
 	"context"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/jobevent/jobevent/internal/testenv"
 	"github.com/jobevent/jobevent/pkg/format"
 )
 
@@ -35,16 +34,7 @@ func restServer(t *testing.T, routes map[string]string) string {
 			w.Write([]byte(body))
 		})
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := httptest.NewUnstartedServer(mux)
-	s.Listener.Close()
-	s.Listener = l
-	s.Start()
-	t.Cleanup(s.Close)
-	return s.URL
+	return testenv.Server(t, mux)
 }
 
 func TestFetchREST(t *testing.T) {

@@ -3,14 +3,13 @@ package watch
 import (
 	"bytes"
 	"context"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/jobevent/jobevent/internal/testenv"
 	"github.com/jobevent/jobevent/pkg/logsource"
 )
 
@@ -114,15 +113,7 @@ func TestWatch_REST(t *testing.T) {
 	for p, body := range routes {
 		mux.HandleFunc("GET "+p, func(rw http.ResponseWriter, _ *http.Request) { rw.Write([]byte(body)) })
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := httptest.NewUnstartedServer(mux)
-	s.Listener.Close()
-	s.Listener = l
-	s.Start()
-	defer s.Close()
+	base := testenv.Server(t, mux)
 
 	dir := t.TempDir()
 	src := filepath.Join(dir, "ha")
@@ -136,7 +127,7 @@ func TestWatch_REST(t *testing.T) {
 	root := filepath.Join(dir, "archive")
 	os.MkdirAll(root, 0o755)
 	var log bytes.Buffer
-	w, err := New(context.Background(), Options{Sources: []string{src}, Archive: root, REST: []string{s.URL + "/"}, Log: &log})
+	w, err := New(context.Background(), Options{Sources: []string{src}, Archive: root, REST: []string{base + "/"}, Log: &log})
 	if err != nil {
 		t.Fatal(err)
 	}
