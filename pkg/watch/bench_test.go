@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -130,17 +131,23 @@ func benchWatcher(b *testing.B, clusters, logs int) (*Watcher, func()) {
 func BenchmarkPollUnchanged(b *testing.B) {
 	w, tick := benchWatcher(b, 1000, 100)
 	ctx := context.Background()
-	copied := testutil.ToFloat64(w.m.copied)
+	copied, searches := testutil.ToFloat64(w.m.copied), w.haSearches
+	cpu0, n := cpuTime(), 0
 	b.ResetTimer()
 	for b.Loop() {
+		n++
 		tick()
 		if err := w.Poll(ctx); err != nil {
 			b.Fatal(err)
 		}
 	}
 	b.StopTimer()
+	b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/1e3/float64(n), "cpu-ms/poll")
 	if c := testutil.ToFloat64(w.m.copied); c != copied {
 		b.Fatalf("polls of an unchanged tree copied %v bytes", c-copied)
+	}
+	if w.haSearches != searches {
+		b.Fatalf("polls of an unchanged tree searched %d times for plan files", w.haSearches-searches)
 	}
 }
 
@@ -152,6 +159,7 @@ func BenchmarkPollHour(b *testing.B) {
 	w, tick := benchWatcher(b, 1000, 100)
 	ctx := context.Background()
 	heap0, rss0 := memNow()
+	cpu0 := cpuTime()
 	var took time.Duration
 	polls := 0
 	for b.Loop() {
@@ -167,6 +175,7 @@ func BenchmarkPollHour(b *testing.B) {
 	}
 	heap1, rss1 := memNow()
 	b.ReportMetric(float64(took.Milliseconds())/float64(polls), "ms/poll")
+	b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/1e3/float64(polls), "cpu-ms/poll")
 	b.ReportMetric(float64(heap0)/(1<<20), "heap-start-MiB")
 	b.ReportMetric(float64(heap1)/(1<<20), "heap-end-MiB")
 	b.ReportMetric(float64(rss0)/(1<<20), "rss-start-MiB")
@@ -190,4 +199,14 @@ func memNow() (heap, rss uint64) {
 		}
 	}
 	return ms.HeapInuse, rss
+}
+
+// cpuTime is the CPU time (user and system) the process used so far: on a
+// loaded machine, what a poll costs whatever share of the cores it got.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
