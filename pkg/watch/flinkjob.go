@@ -36,6 +36,7 @@ type flinkJob struct {
 	alertStopped     bool
 	restPlan         []byte // the REST plan last kept
 	haveConfig       bool
+	restFresh        bool // the REST answers kept are as new as the job's log and state
 }
 
 // job returns the watched job key, making its archive on first sight.
@@ -150,6 +151,7 @@ func (w *Watcher) pollFlink(ctx context.Context, src *blob.Bucket, t *tree, key 
 			return err
 		}
 		changed = true
+		j.restFresh = false
 	}
 	if err := w.copyHAPlan(ctx, src, d, j, t); err != nil {
 		return err

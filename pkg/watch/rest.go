@@ -95,6 +95,9 @@ func (w *Watcher) pollREST(ctx context.Context) {
 			w.m.forget(j.id, j.name)
 			j.name = rj.Name
 		}
+		if j.restState != rj.State {
+			j.restFresh = false
+		}
 		j.restState = rj.State
 		w.keepREST(ctx, j, rj.base)
 	}
@@ -104,12 +107,21 @@ func (w *Watcher) pollREST(ctx context.Context) {
 			delete(w.inactive, id)
 		}
 	}
+	for id := range w.noRecovery {
+		if !running[id] {
+			delete(w.noRecovery, id)
+		}
+	}
 }
 
 // keepREST writes the job's REST plan (when it changed: adaptive
 // parallelism is decided as the job runs) and its config (once), as Flink
-// sent them.
+// sent them. It asks only when the job's log grew or its state changed
+// since it last did: an unchanged job costs no request.
 func (w *Watcher) keepREST(ctx context.Context, j *flinkJob, base string) {
+	if j.restFresh {
+		return
+	}
 	info, err := w.rest.job(ctx, base, j.id)
 	if err != nil {
 		return
@@ -120,16 +132,21 @@ func (w *Watcher) keepREST(ctx context.Context, j *flinkJob, base string) {
 	if !j.haveConfig && w.checkClaim(ctx) == nil && j.arch.Put(ctx, logsource.ArchiveRESTConfig, info.ConfigJSON) == nil {
 		j.haveConfig = true
 	}
+	j.restFresh = bytes.Equal(info.PlanJSON, j.restPlan) && j.haveConfig
 }
 
 // checkInactive raises the recovery-inactive alert for a running job
 // without job-events whose config enables recovery.
 func (w *Watcher) checkInactive(ctx context.Context, rj restJob) {
-	if _, ok := w.inactive[rj.ID]; ok {
-		return
+	if _, ok := w.inactive[rj.ID]; ok || w.noRecovery[rj.ID] {
+		return // asked once while it runs: a JobMaster's config does not change
 	}
 	info, err := w.rest.job(ctx, rj.base, rj.ID)
-	if err != nil || !recoveryEnabled(info.Config) {
+	if err != nil {
+		return
+	}
+	if !recoveryEnabled(info.Config) {
+		w.noRecovery[rj.ID] = true
 		return
 	}
 	w.inactive[rj.ID] = rj.Name

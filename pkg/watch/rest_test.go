@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/jobevent/jobevent/internal/testenv"
@@ -99,19 +100,29 @@ func TestWatch_HAPlansOfOneCluster(t *testing.T) {
 // enabled but no job-events raises the recovery-inactive alert.
 func TestWatch_REST(t *testing.T) {
 	const other = "fedcba9876543210fedcba9876543210"
+	const plain = "0000000000000000fedcba9876543210" // runs without recovery: no alert
 	plan := `{"plan":{"jid":"` + testJob + `","name":"wc","nodes":[{"id":"cbc357ccb763df2852fee8c4fc7d55f2","parallelism":2,"operator":"","description":"Source: numbers","optimizer_properties":{}}]}}`
 	config := `[{"key":"execution.batch.job-recovery.enabled","value":"true"}]`
 	routes := map[string]string{
-		"/jobs/overview": `{"jobs":[{"jid":"` + testJob + `","name":"wc","state":"RUNNING"},{"jid":"` + other + `","name":"quiet","state":"RUNNING"}]}`,
+		"/jobs/overview": `{"jobs":[{"jid":"` + testJob + `","name":"wc","state":"RUNNING"},{"jid":"` + other + `","name":"quiet","state":"RUNNING"},{"jid":"` + plain + `","name":"plain","state":"RUNNING"}]}`,
 		"/taskmanagers":  `{"taskmanagers":[{"id":"tm-a"}]}`,
 	}
 	for _, id := range []string{testJob, other} {
 		routes["/jobs/"+id+"/plan"] = strings.ReplaceAll(plan, testJob, id)
 		routes["/jobs/"+id+"/jobmanager/config"] = config
 	}
+	routes["/jobs/"+plain+"/plan"] = strings.ReplaceAll(plan, testJob, plain)
+	routes["/jobs/"+plain+"/jobmanager/config"] = `[{"key":"execution.batch.job-recovery.enabled","value":"false"}]`
 	mux := http.NewServeMux()
+	var mu sync.Mutex
+	asked := map[string]int{}
 	for p, body := range routes {
-		mux.HandleFunc("GET "+p, func(rw http.ResponseWriter, _ *http.Request) { rw.Write([]byte(body)) })
+		mux.HandleFunc("GET "+p, func(rw http.ResponseWriter, _ *http.Request) {
+			mu.Lock()
+			asked[p]++
+			mu.Unlock()
+			rw.Write([]byte(body))
+		})
 	}
 	base := testenv.Server(t, mux)
 
@@ -154,5 +165,22 @@ func TestWatch_REST(t *testing.T) {
 	w.updateGauges()
 	if m := scrape(t, w)["jobevent_events{job="+testJob+",job_name=wc}"]; m == nil || m.v == 0 {
 		t.Fatalf("the job's series do not carry its REST name: %v", m)
+	}
+	// Polls of an unchanged job ask REST for the job list only.
+	for range 2 {
+		if err := w.Poll(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if n, m := asked["/jobs/"+testJob+"/plan"], asked["/jobs/overview"]; n != 1 || m != 3 {
+		t.Fatalf("3 polls of an unchanged job asked for its plan %d times (want 1) and for the jobs %d times (want 3)", n, m)
+	}
+	if n := asked["/jobs/"+plain+"/jobmanager/config"]; n != 1 {
+		t.Fatalf("3 polls asked %d times for the config of a running job without recovery (want 1)", n)
+	}
+	if m := ms["jobevent_alert_recovery_inactive{job="+plain+",job_name=plain}"]; m != nil {
+		t.Fatalf("recovery-inactive alert for a job without recovery: %v", m)
 	}
 }

@@ -84,6 +84,7 @@ type Watcher struct {
 	// haSearches counts the flink.ReadHA searches for plan files.
 	haSearches int
 	inactive   map[string]string // job id -> name of the recovery-inactive alerts raised
+	noRecovery map[string]bool   // running jobs without job-events whose config disables recovery
 	loaded     bool              // the archives ROOT held were found
 }
 
@@ -111,7 +112,7 @@ func New(ctx context.Context, o Options) (*Watcher, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--archive %s: %w", o.Archive, err)
 	}
-	w := &Watcher{opts: o, root: root, m: newMetrics(), jobs: map[string]*flinkJob{}, logs: map[string]*logJob{}, plans: map[string]string{}, inactive: map[string]string{}}
+	w := &Watcher{opts: o, root: root, m: newMetrics(), jobs: map[string]*flinkJob{}, logs: map[string]*logJob{}, plans: map[string]string{}, inactive: map[string]string{}, noRecovery: map[string]bool{}}
 	w.claim = root.Sub(".watch/").Log()
 	for _, s := range o.Sources {
 		b, err := blob.OpenBucket(ctx, s)
