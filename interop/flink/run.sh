@@ -10,6 +10,9 @@
 #                            against the live MiniCluster (no --lost-worker): it must equal the truth.
 #                            JOBEVENT names the binary; without it, run.sh builds one from this
 #                            repository (go build ./cmd/jobevent) into its temporary directory
+# run.sh watchcheck OUTROOT  runs $JOBEVENT watch on a failover scenario's HA dir and REST from
+#                            submission to the job's end and checks its archive and /metrics
+#                            (WatchCheck); JOBEVENT as for restcheck
 #
 # FLINK=1.20 (the default) or FLINK=2 picks the Flink version (the Maven profile flink-1.20 or
 # flink-2). The harness is built with Maven on first use and again when a source file changes;
@@ -50,7 +53,7 @@ fi
 # own (HA storage, shuffle files) that the harness removes.
 jvm_tmp="$(mktemp -d "${TMPDIR:-/tmp}/flink-harness.XXXXXX")"
 trap 'rm -rf "$jvm_tmp"' EXIT
-if [ "${1:-}" = restcheck ] && [ -z "${JOBEVENT:-}" ]; then
+if { [ "${1:-}" = restcheck ] || [ "${1:-}" = watchcheck ]; } && [ -z "${JOBEVENT:-}" ]; then
   if ! (cd "$here/../.." && go build -o "$jvm_tmp/jobevent" ./cmd/jobevent); then
     echo "${0##*/}: restcheck: go build ./cmd/jobevent failed" >&2
     exit 1

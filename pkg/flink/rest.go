@@ -32,6 +32,37 @@ type RESTInfo struct {
 	LiveTaskManagers []string
 	// Shuffle is ShuffleOf(Config, "").
 	Shuffle Shuffle
+	// PlanJSON and ConfigJSON are the two answers as Flink sent them, for
+	// a caller that keeps them (jobevent watch's archive).
+	PlanJSON, ConfigJSON []byte
+}
+
+// RESTJob is one job of GET /jobs/overview (JobsOverviewHandler's
+// MultipleJobsDetails, each JobDetails): its id, name and state
+// (RUNNING, FINISHED, ...).
+type RESTJob struct {
+	ID    string `json:"jid"`
+	Name  string `json:"name"`
+	State string `json:"state"`
+}
+
+// FetchJobs lists the jobs the Flink REST API at base knows, as FetchREST
+// asks it (client nil means http.DefaultClient; ctx bounds the request).
+func FetchJobs(ctx context.Context, base string, client *http.Client) ([]RESTJob, error) {
+	if client == nil {
+		client = http.DefaultClient
+	}
+	data, err := getREST(ctx, client, strings.TrimRight(base, "/"), "/jobs/overview")
+	if err != nil {
+		return nil, err
+	}
+	var ov struct {
+		Jobs []RESTJob `json:"jobs"`
+	}
+	if err := json.Unmarshal(data, &ov); err != nil {
+		return nil, fmt.Errorf("flink rest /jobs/overview: %w", err)
+	}
+	return ov.Jobs, nil
 }
 
 // FetchREST reads a job's plan, its JobManager configuration and the live
@@ -55,12 +86,14 @@ func FetchREST(ctx context.Context, base, jobID string, client *http.Client) (*R
 	if err != nil {
 		return nil, err
 	}
+	info.PlanJSON = data
 	if info.Plan, err = ParsePlan(data); err != nil {
 		return nil, fmt.Errorf("flink rest /jobs/%s/plan: %w", jobID, err)
 	}
 	if data, err = getREST(ctx, client, base, "/jobs/"+jobID+"/jobmanager/config"); err != nil {
 		return nil, err
 	}
+	info.ConfigJSON = data
 	var entries []struct {
 		Key   string `json:"key"`
 		Value string `json:"value"`

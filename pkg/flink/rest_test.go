@@ -2,13 +2,12 @@ package flink
 
 import (
 	"context"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/jobevent/jobevent/internal/testenv"
 	"github.com/jobevent/jobevent/pkg/format"
 )
 
@@ -35,16 +34,7 @@ func restServer(t *testing.T, routes map[string]string) string {
 			w.Write([]byte(body))
 		})
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := httptest.NewUnstartedServer(mux)
-	s.Listener.Close()
-	s.Listener = l
-	s.Start()
-	t.Cleanup(s.Close)
-	return s.URL
+	return testenv.Server(t, mux)
 }
 
 func TestFetchREST(t *testing.T) {
@@ -100,5 +90,18 @@ func TestLostTaskManagers(t *testing.T) {
 	}
 	if got := LostTaskManagers(events, nil); len(got) != 3 {
 		t.Errorf("no live TaskManager: lost = %v, want 3", got)
+	}
+}
+
+// TestFetchJobs: /jobs/overview as JobsOverviewHandler answers it, and a
+// non-2xx answer as an error naming the path.
+func TestFetchJobs(t *testing.T) {
+	base := restServer(t, map[string]string{"/jobs/overview": `{"jobs":[{"jid":"` + restJob + `","name":"job","start-time":1,"end-time":-1,"duration":5,"state":"RUNNING","last-modification":2,"tasks":{"total":8}}]}`})
+	jobs, err := FetchJobs(context.Background(), base+"/", nil)
+	if err != nil || !reflect.DeepEqual(jobs, []RESTJob{{ID: restJob, Name: "job", State: "RUNNING"}}) {
+		t.Fatalf("FetchJobs = %+v, %v", jobs, err)
+	}
+	if _, err := FetchJobs(context.Background(), restServer(t, nil), nil); err == nil || !strings.Contains(err.Error(), "/jobs/overview: 404") {
+		t.Fatalf("FetchJobs on a server without the route: %v", err)
 	}
 }

@@ -3,10 +3,10 @@ package watch
 import (
 	"bytes"
 	"context"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"path"
 	"sort"
 	"strconv"
@@ -28,13 +28,15 @@ type flinkJob struct {
 	copied           map[string]int64
 	tails            map[string]*flink.Tail
 	haFile           string
+	haTried          string // the unclaimed plan files ReadHA last searched
 	ended            bool
 	exp              exposure
 	lagBytes         int64
 	restState        string // REST's job state, "" when unknown
 	alertStopped     bool
-	restPlan         string // the REST plan last kept
+	restPlan         []byte // the REST plan last kept
 	haveConfig       bool
+	restFresh        bool // the REST answers kept are as new as the job's log and state
 }
 
 // job returns the watched job key, making its archive on first sight.
@@ -149,9 +151,13 @@ func (w *Watcher) pollFlink(ctx context.Context, src *blob.Bucket, t *tree, key 
 			return err
 		}
 		changed = true
+		j.restFresh = false
 	}
 	if err := w.copyHAPlan(ctx, src, d, j, t); err != nil {
 		return err
+	}
+	if len(j.copied) == 0 {
+		return nil // Flink created events.0 and wrote nothing yet: nothing to plan
 	}
 	if changed || !j.exp.planned {
 		return w.archiveEvents(ctx, j)
@@ -205,43 +211,68 @@ func (w *Watcher) copyTail(ctx context.Context, src *blob.Bucket, d *flinkDir, j
 }
 
 // copyHAPlan copies the HA plan file of j, once: the file of the job's
-// cluster directory that holds the job's id (a JobID is serialized as its
-// two longs, the bytes its 32 hex digits print). Each plan file of a
-// cluster is read once per run.
+// cluster directory that flink.ReadHA finds for the job's id (the finder
+// replay uses on Flink's layout), byte for byte. Plan files already found
+// for another job are hidden from the search, and the search runs again
+// only when the cluster's unclaimed plan files (names and sizes) changed:
+// a poll of an unchanged tree reads no plan file.
 // The copy is what flink.ReadHA reads (flink/ is an HA cluster directory).
 func (w *Watcher) copyHAPlan(ctx context.Context, src *blob.Bucket, d *flinkDir, j *flinkJob, t *tree) error {
 	if j.haFile != "" {
 		return nil
 	}
-	id, err := hex.DecodeString(j.id)
-	if err != nil || len(id) != 16 {
-		return nil
-	}
 	clusterDir := strings.TrimSuffix(d.prefix, j.id+"/job-events/")
+	hide := map[string]bool{}
+	var mark strings.Builder
 	for _, o := range t.plans[clusterDir] {
-		seenKey := src.URL() + "\x00" + o.Key
-		if owner, ok := w.plans[seenKey]; ok && owner != j.id {
+		if owner, ok := w.plans[src.URL()+"\x00"+o.Key]; ok && owner != j.id {
+			hide[path.Base(o.Key)] = true
 			continue
 		}
-		data, err := src.ReadAll(ctx, o.Key)
-		if err != nil {
-			return err
-		}
-		if !bytes.Contains(data, id) {
-			w.plans[seenKey] = ""
-			continue
-		}
-		w.plans[seenKey] = j.id
-		name := path.Base(o.Key)
-		if err := j.arch.Put(ctx, logsource.ArchiveFlinkDir+name, data); err != nil {
-			return err
-		}
-		j.haFile = name
-		w.m.copied.Add(float64(len(data)))
-		w.logf("job %s: copied its HA plan %s", j.key, name)
+		fmt.Fprintf(&mark, "%s %d\n", o.Key, o.Size)
+	}
+	if mark.Len() == 0 || mark.String() == j.haTried {
 		return nil
 	}
+	j.haTried = mark.String()
+	w.haSearches++
+	info, err := flink.ReadHA(ctx, hidingFS{src.Sub(clusterDir).FS(ctx), hide}, j.id)
+	if err != nil || info == nil {
+		return err
+	}
+	data, err := src.ReadAll(ctx, clusterDir+info.File)
+	if err != nil {
+		return err
+	}
+	w.plans[src.URL()+"\x00"+clusterDir+info.File] = j.id
+	if err := j.arch.Put(ctx, logsource.ArchiveFlinkDir+info.File, data); err != nil {
+		return err
+	}
+	j.haFile = info.File
+	w.m.copied.Add(float64(len(data)))
+	w.logf("job %s: copied its HA plan %s", j.key, info.File)
 	return nil
+}
+
+// hidingFS is an HA cluster directory without the plan files of other
+// jobs in its listing.
+type hidingFS struct {
+	fs.FS
+	hide map[string]bool
+}
+
+func (h hidingFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	ents, err := fs.ReadDir(h.FS, name)
+	if name != "." || len(h.hide) == 0 {
+		return ents, err
+	}
+	kept := ents[:0]
+	for _, e := range ents {
+		if !h.hide[e.Name()] {
+			kept = append(kept, e)
+		}
+	}
+	return kept, err
 }
 
 // endGone completes the archives of jobs whose job-events directory went

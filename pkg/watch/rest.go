@@ -1,29 +1,26 @@
 package watch
 
 import (
+	"bytes"
 	"context"
-	"encoding/json"
-	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/jobevent/jobevent/pkg/flink"
+	"github.com/jobevent/jobevent/pkg/logsource"
 )
 
-// restClient asks Flink's REST API what the job-events do not say: the
+// restTimeout bounds one REST request (the store's 20 s rule).
+const restTimeout = 20 * time.Second
+
+// restClient asks Flink's REST API, through package flink's client
+// (flink.FetchJobs, flink.FetchREST), what the job-events do not say: the
 // jobs and their states, a job's plan and its JobManager configuration.
-// Every request is bounded (the store's 20 s rule). When package flink
-// gains its REST client (flink.FetchREST), this file is what it replaces.
 type restClient struct {
 	bases []string
 	http  *http.Client
 }
-
-// restTimeout bounds one REST request.
-const restTimeout = 20 * time.Second
-
-// maxREST bounds a REST answer.
-const maxREST = 16 << 20
 
 func newRESTClient(bases []string) *restClient {
 	trimmed := make([]string, len(bases))
@@ -33,72 +30,38 @@ func newRESTClient(bases []string) *restClient {
 	return &restClient{bases: trimmed, http: &http.Client{Timeout: restTimeout}}
 }
 
-// restJob is one job of /jobs/overview.
+// restJob is one job a REST URL knows.
 type restJob struct {
-	ID    string `json:"jid"`
-	Name  string `json:"name"`
-	State string `json:"state"`
-	base  string
-}
-
-func (c *restClient) get(ctx context.Context, url string) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(ctx, restTimeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return nil, err
-	}
-	resp, err := c.http.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxREST))
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("GET %s: %s", url, resp.Status)
-	}
-	return data, nil
+	flink.RESTJob
+	base string
 }
 
 // jobs returns the jobs every REST URL knows.
 func (c *restClient) jobs(ctx context.Context) ([]restJob, error) {
 	var out []restJob
 	for _, b := range c.bases {
-		data, err := c.get(ctx, b+"/jobs/overview")
+		js, err := flink.FetchJobs(ctx, b, c.http)
 		if err != nil {
 			return out, err
 		}
-		var ov struct {
-			Jobs []restJob `json:"jobs"`
-		}
-		if err := json.Unmarshal(data, &ov); err != nil {
-			return out, fmt.Errorf("%s/jobs/overview: %w", b, err)
-		}
-		for _, j := range ov.Jobs {
-			j.base = b
-			out = append(out, j)
+		for _, j := range js {
+			out = append(out, restJob{j, b})
 		}
 	}
 	return out, nil
 }
 
-// recoveryEnabled reports whether a JobManager config (the JSON list of
-// {"key","value"} that /jobs/:id/jobmanager/config returns) enables batch
-// job recovery.
-func recoveryEnabled(config []byte) bool {
-	var kv []struct{ Key, Value string }
-	if json.Unmarshal(config, &kv) != nil {
-		return false
-	}
-	for _, e := range kv {
-		if e.Key == "execution.batch.job-recovery.enabled" {
-			return strings.EqualFold(e.Value, "true")
-		}
-	}
-	return false
+// job returns what the REST URL base says of job id.
+func (c *restClient) job(ctx context.Context, base, id string) (*flink.RESTInfo, error) {
+	ctx, cancel := context.WithTimeout(ctx, restTimeout)
+	defer cancel()
+	return flink.FetchREST(ctx, base, id, c.http)
+}
+
+// recoveryEnabled reports whether a JobManager config enables batch job
+// recovery.
+func recoveryEnabled(config map[string]string) bool {
+	return strings.EqualFold(config["execution.batch.job-recovery.enabled"], "true")
 }
 
 // pollREST asks the REST URLs for the jobs' states, keeps each job's plan
@@ -132,6 +95,9 @@ func (w *Watcher) pollREST(ctx context.Context) {
 			w.m.forget(j.id, j.name)
 			j.name = rj.Name
 		}
+		if j.restState != rj.State {
+			j.restFresh = false
+		}
 		j.restState = rj.State
 		w.keepREST(ctx, j, rj.base)
 	}
@@ -141,33 +107,46 @@ func (w *Watcher) pollREST(ctx context.Context) {
 			delete(w.inactive, id)
 		}
 	}
+	for id := range w.noRecovery {
+		if !running[id] {
+			delete(w.noRecovery, id)
+		}
+	}
 }
 
 // keepREST writes the job's REST plan (when it changed: adaptive
-// parallelism is decided as the job runs) and its config (once).
+// parallelism is decided as the job runs) and its config (once), as Flink
+// sent them. It asks only when the job's log grew or its state changed
+// since it last did: an unchanged job costs no request.
 func (w *Watcher) keepREST(ctx context.Context, j *flinkJob, base string) {
-	if plan, err := w.rest.get(ctx, base+"/jobs/"+j.id+"/plan"); err == nil {
-		if string(plan) != j.restPlan && w.checkClaim(ctx) == nil && j.arch.Put(ctx, "flink/rest/plan.json", plan) == nil {
-			j.restPlan = string(plan)
-		}
+	if j.restFresh {
+		return
 	}
-	if !j.haveConfig {
-		if cfg, err := w.rest.get(ctx, base+"/jobs/"+j.id+"/jobmanager/config"); err == nil {
-			if w.checkClaim(ctx) == nil && j.arch.Put(ctx, "flink/rest/config.json", cfg) == nil {
-				j.haveConfig = true
-			}
-		}
+	info, err := w.rest.job(ctx, base, j.id)
+	if err != nil {
+		return
 	}
+	if !bytes.Equal(info.PlanJSON, j.restPlan) && w.checkClaim(ctx) == nil && j.arch.Put(ctx, logsource.ArchiveRESTPlan, info.PlanJSON) == nil {
+		j.restPlan = info.PlanJSON
+	}
+	if !j.haveConfig && w.checkClaim(ctx) == nil && j.arch.Put(ctx, logsource.ArchiveRESTConfig, info.ConfigJSON) == nil {
+		j.haveConfig = true
+	}
+	j.restFresh = bytes.Equal(info.PlanJSON, j.restPlan) && j.haveConfig
 }
 
 // checkInactive raises the recovery-inactive alert for a running job
 // without job-events whose config enables recovery.
 func (w *Watcher) checkInactive(ctx context.Context, rj restJob) {
-	if _, ok := w.inactive[rj.ID]; ok {
+	if _, ok := w.inactive[rj.ID]; ok || w.noRecovery[rj.ID] {
+		return // asked once while it runs: a JobMaster's config does not change
+	}
+	info, err := w.rest.job(ctx, rj.base, rj.ID)
+	if err != nil {
 		return
 	}
-	cfg, err := w.rest.get(ctx, rj.base+"/jobs/"+rj.ID+"/jobmanager/config")
-	if err != nil || !recoveryEnabled(cfg) {
+	if !recoveryEnabled(info.Config) {
+		w.noRecovery[rj.ID] = true
 		return
 	}
 	w.inactive[rj.ID] = rj.Name

@@ -80,9 +80,12 @@ type Watcher struct {
 	logs     map[string]*logJob
 	lastPoll time.Time
 	pollErr  error
-	plans    map[string]string // HA plan file key -> job id inside (read once)
-	inactive map[string]string // job id -> name of the recovery-inactive alerts raised
-	loaded   bool              // the archives ROOT held were found
+	plans    map[string]string // HA plan file key -> the job ReadHA found it for
+	// haSearches counts the flink.ReadHA searches for plan files.
+	haSearches int
+	inactive   map[string]string // job id -> name of the recovery-inactive alerts raised
+	noRecovery map[string]bool   // running jobs without job-events whose config disables recovery
+	loaded     bool              // the archives ROOT held were found
 }
 
 // New opens the sources and ROOT. It writes nothing.
@@ -109,7 +112,7 @@ func New(ctx context.Context, o Options) (*Watcher, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--archive %s: %w", o.Archive, err)
 	}
-	w := &Watcher{opts: o, root: root, m: newMetrics(), jobs: map[string]*flinkJob{}, logs: map[string]*logJob{}, plans: map[string]string{}, inactive: map[string]string{}}
+	w := &Watcher{opts: o, root: root, m: newMetrics(), jobs: map[string]*flinkJob{}, logs: map[string]*logJob{}, plans: map[string]string{}, inactive: map[string]string{}, noRecovery: map[string]bool{}}
 	w.claim = root.Sub(".watch/").Log()
 	for _, s := range o.Sources {
 		b, err := blob.OpenBucket(ctx, s)

@@ -16,7 +16,8 @@ import java.util.Map;
  * list} prints the scenarios; {@code Harness selftest OUTROOT} checks that the harness rejects
  * broken scenarios; {@code Harness restcheck OUTROOT} runs the scenarios that stop a TaskManager
  * and checks jobevent's dry run with {@code --flink-rest} against the live cluster
- * ({@link RestCheck}; JOBEVENT names the binary). It exits 0 when every scenario passed, 1 when one failed, 2 on a usage error.
+ * ({@link RestCheck}; JOBEVENT names the binary); {@code Harness watchcheck OUTROOT} runs jobevent watch
+ * beside a failover scenario and checks its archive and metrics ({@link WatchCheck}). It exits 0 when every scenario passed, 1 when one failed, 2 on a usage error.
  */
 public final class Harness {
     private Harness() {}
@@ -45,7 +46,15 @@ public final class Harness {
             }
             List<Scenario> lost = all.values().stream()
                     .filter(sc -> sc.failovers.stream().anyMatch(f -> f.loseTaskManagerOf != null)).toList();
-            return runAll(lost, Path.of(args[1]), false, new RestCheck(jobevent));
+            return runAll(lost, Path.of(args[1]), false, new RestCheck(jobevent), null);
+        }
+        if (args.length == 2 && args[0].equals("watchcheck")) {
+            String jobevent = System.getenv("JOBEVENT");
+            if (jobevent == null || jobevent.isEmpty()) {
+                System.err.println("flink-harness: watchcheck needs JOBEVENT=path/to/jobevent (go build ./cmd/jobevent)");
+                return 2;
+            }
+            return runAll(WatchCheck.SCENARIOS.stream().map(all::get).toList(), Path.of(args[1]), false, null, new WatchCheck(jobevent));
         }
         if (args.length != 2) {
             System.err.println("usage: run.sh SCENARIO|all|S1,S2,... OUTDIR   (run.sh list names the scenarios)");
@@ -61,11 +70,11 @@ public final class Harness {
             }
             chosen.add(s);
         }
-        return runAll(chosen, Path.of(args[1]), single, null);
+        return runAll(chosen, Path.of(args[1]), single, null, null);
     }
 
     /** runAll runs the scenarios, each into out/<scenario>/ (or out itself when single). */
-    private static int runAll(List<Scenario> chosen, Path out, boolean single, RestCheck restCheck) {
+    private static int runAll(List<Scenario> chosen, Path out, boolean single, RestCheck restCheck, WatchCheck watch) {
         String version = flinkVersion();
         int passed = 0;
         int failed = 0;
@@ -78,7 +87,7 @@ public final class Harness {
                 tries++;
                 try {
                     clean(dir);
-                    new ScenarioRun(s, version, dir, restCheck).run();
+                    new ScenarioRun(s, version, dir, restCheck).watching(watch).run();
                     passed++;
                     verdict = tries == 1 ? "ok" : "ok (try " + tries + ")";
                 } catch (ScenarioRun.Disturbed d) {

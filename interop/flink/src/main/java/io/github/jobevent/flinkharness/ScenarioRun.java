@@ -60,6 +60,9 @@ final class ScenarioRun {
     /** restCheck, when set, runs jobevent against the live cluster's REST after the job. */
     private final RestCheck restCheck;
 
+    /** watch, when set, runs jobevent watch beside the cluster (see {@link WatchCheck}). */
+    private WatchCheck watch;
+
     ScenarioRun(Scenario s, String version, Path out) {
         this(s, version, out, null);
     }
@@ -69,6 +72,12 @@ final class ScenarioRun {
         this.version = version;
         this.out = out;
         this.restCheck = restCheck;
+    }
+
+    /** watching makes the run check jobevent watch. */
+    ScenarioRun watching(WatchCheck w) {
+        this.watch = w;
+        return this;
     }
 
     /** Sub is one subtask as the JobMaster saw it at a failover point. */
@@ -91,6 +100,9 @@ final class ScenarioRun {
                 zk.restore();
             }
         } finally {
+            if (watch != null) {
+                watch.close();
+            }
             Registry.releaseAll();
             deleteTree(tmp);
         }
@@ -143,6 +155,9 @@ final class ScenarioRun {
 
         JobGraph jg = JobBuilder.build(s, Files.createDirectories(storage.resolveSibling("input")));
         JobID id = jg.getJobID();
+        if (watch != null) {
+            watch.start(storage, mc.getRestAddress().get(30, TimeUnit.SECONDS).toString(), out);
+        }
         mc.submitJob(jg).get(30, TimeUnit.SECONDS);
         Path events = storage.resolve(CLUSTER_ID).resolve(id.toString()).resolve("job-events");
 
@@ -155,6 +170,9 @@ final class ScenarioRun {
             Scenario.Failover f = s.failovers.get(k);
             Map<String, Vertex> point = awaitPoint(mc, id, f, k);
             points.add(point);
+            if (watch != null) {
+                watch.beforeFailover(id, k, out);
+            }
             zk.cut();
             awaitSuspended(k);
 
@@ -209,6 +227,9 @@ final class ScenarioRun {
         if (restCheck != null) {
             restCheck.check(mc.getRestAddress().get(30, TimeUnit.SECONDS).toString(),
                     events.subpath(storage.getNameCount(), events.getNameCount()), truth, out);
+        }
+        if (watch != null) {
+            watch.afterJob(id, events, out.resolve("ha").resolve(events.subpath(storage.getNameCount(), events.getNameCount()).toString()), truth, out);
         }
     }
 
