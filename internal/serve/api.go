@@ -128,6 +128,7 @@ func (s *Server) apiJobs(w http.ResponseWriter, r *http.Request) {
 
 // open opens the job's log with o.
 func (s *Server) open(ctx context.Context, j *job, o logsource.Options) (logsource.Source, error) {
+	s.opens.Add(1)
 	return logsource.Open(ctx, j.arg, o)
 }
 
@@ -189,7 +190,7 @@ func (s *Server) apiPlan(w http.ResponseWriter, r *http.Request, j *job) {
 		return
 	}
 	var buf bytes.Buffer
-	if err := a.WriteJSON(&buf); err != nil {
+	if err := a.writeJSON(&buf); err != nil {
 		fail(w, err, "replay")
 		return
 	}
@@ -199,7 +200,7 @@ func (s *Server) apiPlan(w http.ResponseWriter, r *http.Request, j *job) {
 
 // plan answers q on the job's log, from the cache when the log has not
 // changed since.
-func (s *Server) plan(ctx context.Context, j *job, q answer.PlanQuery) (*answer.PlanAnswer, error) {
+func (s *Server) plan(ctx context.Context, j *job, q answer.PlanQuery) (*planned, error) {
 	src, err := s.open(ctx, j, logsource.Options{Until: q.At})
 	if err != nil {
 		return nil, err
@@ -216,8 +217,9 @@ func (s *Server) plan(ctx context.Context, j *job, q answer.PlanQuery) (*answer.
 		}
 		return nil, err
 	}
-	s.plans.put(key, a)
-	return a, nil
+	p := &planned{plan: a.Plan, names: a.State.Names()}
+	s.plans.put(key, p)
+	return p, nil
 }
 
 func (s *Server) apiSweep(w http.ResponseWriter, r *http.Request, j *job) {

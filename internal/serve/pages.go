@@ -16,7 +16,6 @@ import (
 	"github.com/jobevent/jobevent/internal/answer"
 	"github.com/jobevent/jobevent/internal/human"
 	"github.com/jobevent/jobevent/internal/report"
-	"github.com/jobevent/jobevent/pkg/logsource"
 	"github.com/jobevent/jobevent/pkg/replay"
 )
 
@@ -97,7 +96,7 @@ func (s *Server) exposureNow(ctx context.Context, id string) string {
 	if err != nil {
 		return "?"
 	}
-	return strconv.Itoa(a.Plan.Summary.Rerun) + " rerun"
+	return strconv.Itoa(a.plan.Summary.Rerun) + " rerun"
 }
 
 // resolveEncoded resolves an id as listed (percent-encoded).
@@ -206,16 +205,24 @@ func (s *Server) pageJob(w http.ResponseWriter, r *http.Request) {
 		pageError(w, err, "status")
 		return
 	}
-	st, err := s.status(ctx, j, d)
+	v := r.URL.Query()
+	wi := whatIf{At: v.Get("at"), Lost: strings.Join(v["lost_worker"], ","), NoWorkers: v.Get("no_workers") == "on" || v.Get("no_workers") == "true"}
+	r.URL.RawQuery = whatIfQuery(v).Encode()
+	q, qerr := planQuery(r)
+	if qerr != nil {
+		q = answer.PlanQuery{}
+	}
+	view, err := s.view(ctx, j, d, q)
 	if err != nil {
 		pageError(w, err, "status")
 		return
 	}
-	p := &jobPage{ID: j.id, Log: j.arg, Status: st, LastSeq: st.LastSeq,
-		StreamPath: "/api/v1/jobs/" + j.id + "/stream?since=" + strconv.FormatInt(st.LastSeq+1, 10)}
-	tl, err := s.timeline(ctx, j)
-	if err != nil {
-		p.Problem = answer.ErrorLine(err, "timeline")
+	st := view.status
+	p := &jobPage{ID: j.id, Log: j.arg, Status: st, LastSeq: st.LastSeq, WhatIf: wi,
+		StreamPath: "/api/v1/jobs/" + j.id + "/stream?since=" + strconv.FormatInt(st.LastSeq+1, 10),
+		PlanAPI:    "/api/v1/jobs/" + j.id + "/plan?" + r.URL.RawQuery}
+	if tl := view.timeline; view.timelineErr != nil {
+		p.Problem = answer.ErrorLine(view.timelineErr, "timeline")
 	} else {
 		p.BySeq = tl.BySeq
 		var buf bytes.Buffer
@@ -226,23 +233,18 @@ func (s *Server) pageJob(w http.ResponseWriter, r *http.Request) {
 			}
 			p.Timeline = template.HTML(svg) // the report's own escaped SVG
 		}
-		p.Failovers = s.failovers(ctx, j, tl.Stats.Failovers)
+		p.Failovers = s.failovers(ctx, j, view, tl.Stats.Failovers)
 	}
-	v := r.URL.Query()
-	p.WhatIf = whatIf{At: v.Get("at"), Lost: strings.Join(v["lost_worker"], ","), NoWorkers: v.Get("no_workers") == "on" || v.Get("no_workers") == "true"}
-	r.URL.RawQuery = whatIfQuery(v).Encode()
-	q, err := planQuery(r)
-	if err == nil {
-		var a *answer.PlanAnswer
-		if a, err = s.plan(ctx, j, q); err == nil {
-			p.Plan, p.Names = a.Plan, a.State.Names()
-			p.Rows = planRows(a.Plan.Subtasks, p.Names, false)
-		}
+	a, err := view.whatIf, qerr
+	if err == nil && a == nil {
+		a, err = s.plan(ctx, j, q)
 	}
 	if err != nil {
 		p.PlanErr = answer.ErrorLine(err, "replay")
+	} else {
+		p.Plan, p.Names = a.plan, a.names
+		p.Rows = planRows(a.plan.Subtasks, p.Names, false)
 	}
-	p.PlanAPI = "/api/v1/jobs/" + j.id + "/plan?" + r.URL.RawQuery
 	render(w, "job.html", p)
 }
 
@@ -286,30 +288,19 @@ func planRows(subtasks []replay.SubtaskPlan, names map[string]string, reranOnly 
 	return rows
 }
 
-// timeline builds the job's timeline, by seq for a log without times.
-func (s *Server) timeline(ctx context.Context, j *job) (*report.Timeline, error) {
-	src, err := s.open(ctx, j, logsource.Options{})
-	if err != nil {
-		return nil, err
-	}
-	defer src.Close()
-	return report.BuildTimeline(src, report.TimelineOptions{Points: 200,
-		BySeq: logsource.EventTimes(src) == logsource.TimesNone})
-}
-
 // maxFailoverPlans bounds the plans a job page makes of its failovers.
 const maxFailoverPlans = 20
 
 // failovers says, for each failover, what its recovery kept and reran and
 // why: the plan as if the master died after the last seq of its epoch.
-func (s *Server) failovers(ctx context.Context, j *job, costs []replay.FailoverCost) []failoverRow {
+func (s *Server) failovers(ctx context.Context, j *job, v *jobView, costs []replay.FailoverCost) []failoverRow {
 	var rows []failoverRow
 	for i, f := range costs {
 		row := failoverRow{FailoverCost: f}
 		if i < maxFailoverPlans && f.LastSeq > 0 {
-			if a, err := s.plan(ctx, j, answer.PlanQuery{At: f.LastSeq}); err == nil {
-				row.Keep, row.Run = a.Plan.Summary.Keep, a.Plan.Summary.Run
-				row.Reruns = planRows(a.Plan.Subtasks, a.State.Names(), true)
+			if a, err := s.failoverPlan(ctx, j, v, f.LastSeq); err == nil {
+				row.Keep, row.Run = a.plan.Summary.Keep, a.plan.Summary.Run
+				row.Reruns = planRows(a.plan.Subtasks, a.names, true)
 			}
 		}
 		rows = append(rows, row)
