@@ -48,7 +48,7 @@ func newLRU[V any](max int) *lru[V] {
 // the log cannot say how many events it holds (nothing is cached): the
 // number of events the listing promises up to q.At stands for the seq
 // the plan is made at, so that a log that grows gets a new plan.
-func planKey(ctx context.Context, arg string, src logsource.Source, q answer.PlanQuery) string {
+func planKey(ctx context.Context, arg string, src logsource.Source, q answer.PlanQuery, fo *logsource.FlinkOptions) string {
 	t, ok := src.(logsource.WithTotal)
 	if !ok {
 		return ""
@@ -58,7 +58,11 @@ func planKey(ctx context.Context, arg string, src logsource.Source, q answer.Pla
 		return ""
 	}
 	a := q.Available
-	return fmt.Sprintf("%q %d %d %q %v %v", arg, q.At, n, a.LostWorkers, a.LostPartitions, a.NoWorkers)
+	var coords map[string]string
+	if fo != nil {
+		coords = fo.Coordinators
+	}
+	return fmt.Sprintf("%q %d %d %q %v %v %q", arg, q.At, n, a.LostWorkers, a.LostPartitions, a.NoWorkers, coords)
 }
 
 // get returns the value of key; "" is never held.

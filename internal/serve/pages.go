@@ -92,7 +92,7 @@ func (s *Server) exposureNow(ctx context.Context, id string) string {
 	if !ok {
 		return "?"
 	}
-	a, err := s.plan(ctx, j, answer.PlanQuery{})
+	a, err := s.plan(ctx, j, answer.PlanQuery{}, nil)
 	if err != nil {
 		return "?"
 	}
@@ -184,13 +184,15 @@ type jobPage struct {
 	LastSeq    int64
 	PlanErr    string
 	StreamPath string
+	Flink      bool // a Flink log: the what-if takes coordinator kinds
 }
 
 // whatIf is the what-if form's values.
 type whatIf struct {
-	At        string
-	Lost      string // comma-separated workers
-	NoWorkers bool
+	At           string
+	Lost         string // comma-separated workers
+	Coordinators string // comma-separated VERTEX=KIND, of a Flink log
+	NoWorkers    bool
 }
 
 func (s *Server) pageJob(w http.ResponseWriter, r *http.Request) {
@@ -206,13 +208,19 @@ func (s *Server) pageJob(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v := r.URL.Query()
-	wi := whatIf{At: v.Get("at"), Lost: strings.Join(v["lost_worker"], ","), NoWorkers: v.Get("no_workers") == "on" || v.Get("no_workers") == "true"}
+	wi := whatIf{At: v.Get("at"), Lost: strings.Join(v["lost_worker"], ","), Coordinators: strings.Join(v["coordinator"], ","),
+		NoWorkers: v.Get("no_workers") == "on" || v.Get("no_workers") == "true"}
 	r.URL.RawQuery = whatIfQuery(v).Encode()
 	q, qerr := planQuery(r)
-	if qerr != nil {
-		q = answer.PlanQuery{}
+	fo, ferr := flinkQuery(r.URL.Query()["coordinator"])
+	qerr = cmp.Or(qerr, ferr)
+	inRead := q
+	if qerr != nil || fo != nil {
+		// The what-if is not made in the page's read: a bad one is an
+		// error line, one with coordinators reads the log as they say.
+		inRead = answer.PlanQuery{}
 	}
-	view, err := s.view(ctx, j, d, q)
+	view, err := s.view(ctx, j, d, inRead)
 	if err != nil {
 		pageError(w, err, "status")
 		return
@@ -235,9 +243,10 @@ func (s *Server) pageJob(w http.ResponseWriter, r *http.Request) {
 		}
 		p.Failovers = s.failovers(ctx, j, view, tl.Stats.Failovers)
 	}
+	p.Flink = view.flink
 	a, err := view.whatIf, qerr
-	if err == nil && a == nil {
-		a, err = s.plan(ctx, j, q)
+	if err == nil && (a == nil || fo != nil) {
+		a, err = s.plan(ctx, j, q, fo)
 	}
 	if err != nil {
 		p.PlanErr = answer.ErrorLine(err, "replay")
@@ -249,16 +258,18 @@ func (s *Server) pageJob(w http.ResponseWriter, r *http.Request) {
 }
 
 // whatIfQuery turns the form's values into the plan's query parameters:
-// the lost workers field is a comma-separated list.
+// the lost workers and coordinators fields are comma-separated lists.
 func whatIfQuery(v url.Values) url.Values {
 	out := url.Values{}
 	if at := strings.TrimSpace(first(v["at"])); at != "" {
 		out["at"] = []string{at}
 	}
-	for _, l := range v["lost_worker"] {
-		for _, w := range strings.Split(l, ",") {
-			if w = strings.TrimSpace(w); w != "" {
-				out["lost_worker"] = append(out["lost_worker"], w)
+	for _, name := range []string{"lost_worker", "coordinator"} {
+		for _, l := range v[name] {
+			for _, w := range strings.Split(l, ",") {
+				if w = strings.TrimSpace(w); w != "" {
+					out[name] = append(out[name], w)
+				}
 			}
 		}
 	}

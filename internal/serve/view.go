@@ -26,6 +26,7 @@ type jobView struct {
 	// atEpoch are the plans made at the master_started of each epoch
 	// after the first, by the seq of the event before it.
 	atEpoch map[int64]*planned
+	flink   bool // a Flink log
 }
 
 // view reads the job's log once for its page. The what-if q is planned
@@ -34,7 +35,8 @@ func (s *Server) view(ctx context.Context, j *job, d timeout, q answer.PlanQuery
 	v := &jobView{atEpoch: map[int64]*planned{}}
 	var keys func(q answer.PlanQuery) string
 	fold := func(src logsource.Source) (*replay.State, error) {
-		keys = func(q answer.PlanQuery) string { return planKey(ctx, j.arg, src, q) }
+		keys = func(q answer.PlanQuery) string { return planKey(ctx, j.arg, src, q, nil) }
+		v.flink = src.Info().Kind == logsource.KindFlink
 		wantWhatIf := true
 		if p, ok := s.plans.get(keys(q)); ok {
 			v.whatIf, wantWhatIf = p, false
@@ -107,7 +109,7 @@ func (s *Server) failoverPlan(ctx context.Context, j *job, v *jobView, seq int64
 	if p := v.atEpoch[seq]; p != nil {
 		return p, nil
 	}
-	return s.plan(ctx, j, answer.PlanQuery{At: seq})
+	return s.plan(ctx, j, answer.PlanQuery{At: seq}, nil)
 }
 
 // viewSource hands the events of a job page's log to BuildTimeline, and

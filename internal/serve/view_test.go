@@ -177,7 +177,7 @@ func TestView_Cached(t *testing.T) {
 	if n := s.opens.Load() - before; n != 1 {
 		t.Errorf("second page: %d reads, want 1", n)
 	}
-	if _, ok := s.timelines.get(planKey(ctx, j.arg, mustOpen(t, j.arg), answer.PlanQuery{})); !ok {
+	if _, ok := s.timelines.get(planKey(ctx, j.arg, mustOpen(t, j.arg), answer.PlanQuery{}, nil)); !ok {
 		t.Errorf("timeline of %s not cached", id)
 	}
 }
