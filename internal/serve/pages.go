@@ -158,8 +158,9 @@ func sortRows(rows []listRow, by string) {
 // that died).
 type failoverRow struct {
 	replay.FailoverCost
-	Keep, Run int
-	Reruns    []planRow
+	Keep, Run  int
+	Reruns     []planRow
+	MoreReruns int // reruns past maxWhyRows, not shown
 }
 
 // planRow is a row of a plan table, the vertex named.
@@ -185,7 +186,16 @@ type jobPage struct {
 	PlanErr    string
 	StreamPath string
 	Flink      bool // a Flink log: the what-if takes coordinator kinds
+	MoreRows   int  // the plan's rows past maxPlanRows, not shown
 }
+
+// maxPlanRows and maxWhyRows bound the rows of a page's plan table and of
+// a failover's reasons: a job of a million subtasks would make a page
+// no browser shows. The JSON link has the whole plan.
+const (
+	maxPlanRows = 1000
+	maxWhyRows  = 20
+)
 
 // whatIf is the what-if form's values.
 type whatIf struct {
@@ -253,6 +263,9 @@ func (s *Server) pageJob(w http.ResponseWriter, r *http.Request) {
 	} else {
 		p.Plan, p.Names = a.plan, a.names
 		p.Rows = planRows(a.plan.Subtasks, p.Names, false)
+		if len(p.Rows) > maxPlanRows {
+			p.Rows, p.MoreRows = p.Rows[:maxPlanRows], len(p.Rows)-maxPlanRows
+		}
 	}
 	render(w, "job.html", p)
 }
@@ -312,6 +325,9 @@ func (s *Server) failovers(ctx context.Context, j *job, v *jobView, costs []repl
 			if a, err := s.failoverPlan(ctx, j, v, f.LastSeq); err == nil {
 				row.Keep, row.Run = a.plan.Summary.Keep, a.plan.Summary.Run
 				row.Reruns = planRows(a.plan.Subtasks, a.names, true)
+				if len(row.Reruns) > maxWhyRows {
+					row.Reruns, row.MoreReruns = row.Reruns[:maxWhyRows], len(row.Reruns)-maxWhyRows
+				}
 			}
 		}
 		rows = append(rows, row)
