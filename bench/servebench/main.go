@@ -39,7 +39,7 @@ func main() {
 	var (
 		dir    = flag.String("dir", "", "scratch directory; logs generated into it are kept and reused (required)")
 		bin    = flag.String("jobevent", "", "the jobevent binary to time (required)")
-		events = flag.Int64("events", 1_000_000, "events of the job page's log")
+		events = flag.Int64("events", 1_000_000, "events of the job page's log; 0: no job page")
 		logs   = flag.Int("logs", 1000, "logs of the job list")
 		runs   = flag.Int("runs", 3, "runs of each measure; the median is reported")
 	)
@@ -55,20 +55,37 @@ func main() {
 }
 
 func run(ctx context.Context, dir, bin string, events int64, logs, runs int) error {
-	big, many := filepath.Join(dir, "big"), filepath.Join(dir, "many")
-	if err := generateBig(ctx, big, events); err != nil {
-		return err
-	}
+	many := filepath.Join(dir, "many")
 	if err := generateMany(ctx, many, logs); err != nil {
 		return err
+	}
+	if events > 0 {
+		page, err := jobPage(ctx, dir, bin, events, runs)
+		if err != nil {
+			return err
+		}
+		report("job page, "+strconv.FormatInt(events, 10)+" events", page)
+	}
+	list, err := compare(bin, runs, many, "/", [][]string{{"ls", "file://" + many, "--format", "json"}})
+	if err != nil {
+		return err
+	}
+	report("job list, "+strconv.Itoa(logs)+" logs", list)
+	return nil
+}
+
+// jobPage compares the job page of a log of events events with the CLI.
+func jobPage(ctx context.Context, dir, bin string, events int64, runs int) (timing, error) {
+	big := filepath.Join(dir, "big")
+	if err := generateBig(ctx, big, events); err != nil {
+		return timing{}, err
 	}
 	bigLog := "file://" + big + "?prefix=jobs/big/"
 	failovers, err := failoverSeqs(bin, bigLog)
 	if err != nil {
-		return err
+		return timing{}, err
 	}
-	fmt.Printf("job page log: %d events, %d failovers (after seqs %v); job list: %d logs\n", events, len(failovers), failovers, logs)
-
+	fmt.Printf("job page log: %d events, %d failovers (after seqs %v)\n", events, len(failovers), failovers)
 	cliPage := [][]string{
 		{"status", bigLog, "--format", "json"},
 		{"replay", bigLog, "--dry-run", "--format", "json"},
@@ -77,19 +94,7 @@ func run(ctx context.Context, dir, bin string, events int64, logs, runs int) err
 	for _, s := range failovers {
 		cliPage = append(cliPage, []string{"replay", bigLog, "--dry-run", "--at", strconv.FormatInt(s, 10), "--format", "json"})
 	}
-	cliList := [][]string{{"ls", "file://" + many, "--format", "json"}}
-
-	page, err := compare(bin, runs, big, "/jobs/jobs%2Fbig", cliPage)
-	if err != nil {
-		return err
-	}
-	list, err := compare(bin, runs, many, "/", cliList)
-	if err != nil {
-		return err
-	}
-	report("job page, "+strconv.FormatInt(events, 10)+" events", page)
-	report("job list, "+strconv.Itoa(logs)+" logs", list)
-	return nil
+	return compare(bin, runs, big, "/jobs/jobs%2Fbig", cliPage)
 }
 
 // timing is the medians of one comparison.

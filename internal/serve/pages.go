@@ -5,12 +5,15 @@ import (
 	"cmp"
 	"context"
 	"embed"
+	"fmt"
 	"html/template"
 	"net/http"
 	"net/url"
+	goruntime "runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jobevent/jobevent/internal/answer"
@@ -67,6 +70,7 @@ func (s *Server) pageList(w http.ResponseWriter, r *http.Request) {
 		page.Buckets = []string{jobs.Bucket}
 	}
 	now := time.Now()
+	var exposed []exposure
 	for _, e := range jobs.Logs {
 		if q != "" && !matchesQuery(e.ID+" "+e.Job+" "+e.Status+" "+e.Prefix, q) {
 			continue
@@ -77,18 +81,50 @@ func (s *Server) pageList(w http.ResponseWriter, r *http.Request) {
 			row.ageSeconds = now.Sub(e.LastModified).Seconds()
 			row.Age = human.Seconds(max(row.ageSeconds, 0)) + " ago"
 		}
-		if !ended(e.Status) && e.Events > 0 {
-			row.Exposure = s.exposureNow(r.Context(), e.ID)
-		}
 		page.Rows = append(page.Rows, row)
+		if !ended(e.Status) && e.Events > 0 {
+			exposed = append(exposed, exposure{row: len(page.Rows) - 1, entry: e})
+		}
 	}
+	s.exposures(r.Context(), page.Rows, exposed)
 	sortRows(page.Rows, sortBy)
 	render(w, "list.html", page)
 }
 
+// exposure is a row of the list whose exposure now is wanted.
+type exposure struct {
+	row   int
+	entry jobEntry
+}
+
+// exposures fills in the exposure now of the rows: from the cache when
+// the log's listing (events, last seq, segments, bytes, time) has not
+// changed since, else from a plan, on as many logs at once as there are
+// cores.
+func (s *Server) exposures(ctx context.Context, rows []listRow, want []exposure) {
+	var wg sync.WaitGroup
+	work := make(chan exposure)
+	for range min(goruntime.GOMAXPROCS(0), len(want)) {
+		wg.Go(func() {
+			for x := range work {
+				rows[x.row].Exposure = s.exposureNow(ctx, x.entry)
+			}
+		})
+	}
+	for _, x := range want {
+		work <- x
+	}
+	close(work)
+	wg.Wait()
+}
+
 // exposureNow is what a failover after the last event would rerun.
-func (s *Server) exposureNow(ctx context.Context, id string) string {
-	j, ok := s.resolveEncoded(id)
+func (s *Server) exposureNow(ctx context.Context, e jobEntry) string {
+	key := fmt.Sprintf("%q %d %d %d %d %s", e.URL, e.Events, e.LastSeq, e.Segments, e.Bytes, e.LastModified.Format(time.RFC3339Nano))
+	if x, ok := s.exposed.get(key); ok {
+		return x
+	}
+	j, ok := s.resolveEncoded(e.ID)
 	if !ok {
 		return "?"
 	}
@@ -96,7 +132,9 @@ func (s *Server) exposureNow(ctx context.Context, id string) string {
 	if err != nil {
 		return "?"
 	}
-	return strconv.Itoa(a.plan.Summary.Rerun) + " rerun"
+	x := strconv.Itoa(a.plan.Summary.Rerun) + " rerun"
+	s.exposed.put(key, x)
+	return x
 }
 
 // resolveEncoded resolves an id as listed (percent-encoded).

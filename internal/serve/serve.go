@@ -43,8 +43,10 @@ type Server struct {
 	// timelines are the timelines of the job pages shown last: a page
 	// of a log that has not grown since folds it for its status only.
 	timelines *lru[*report.Timeline]
-	opens     atomic.Int64 // reads of logs begun: the tests count them
-	mux       *http.ServeMux
+	// exposed are the exposures now of the list, per log listing.
+	exposed *lru[string]
+	opens   atomic.Int64 // reads of logs begun: the tests count them
+	mux     *http.ServeMux
 }
 
 // root is one ROOT argument: a bucket or directory.
@@ -65,7 +67,7 @@ func New(ctx context.Context, roots []string, o Options) (*Server, error) {
 	if o.Poll <= 0 {
 		o.Poll = 250 * time.Millisecond
 	}
-	s := &Server{opts: o, plans: newLRU[*planned](256), timelines: newLRU[*report.Timeline](4)}
+	s := &Server{opts: o, plans: newLRU[*planned](256), timelines: newLRU[*report.Timeline](4), exposed: newLRU[string](10_000)}
 	for _, r := range roots {
 		b, err := blob.OpenBucket(ctx, r)
 		if err != nil {
