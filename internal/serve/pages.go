@@ -225,6 +225,8 @@ type jobPage struct {
 	StreamPath string
 	Flink      bool // a Flink log: the what-if takes coordinator kinds
 	MoreRows   int  // the plan's rows past maxPlanRows, not shown
+	// LanesLeftOut is the lanes the timeline does not draw (maxLanes).
+	LanesLeftOut int
 }
 
 // maxPlanRows and maxWhyRows bound the rows of a page's plan table and of
@@ -277,19 +279,11 @@ func (s *Server) pageJob(w http.ResponseWriter, r *http.Request) {
 	p := &jobPage{ID: j.id, Log: j.arg, Status: st, LastSeq: st.LastSeq, WhatIf: wi,
 		StreamPath: "/api/v1/jobs/" + j.id + "/stream?since=" + strconv.FormatInt(st.LastSeq+1, 10),
 		PlanAPI:    "/api/v1/jobs/" + j.id + "/plan?" + r.URL.RawQuery}
-	if tl := view.timeline; view.timelineErr != nil {
+	if view.timelineErr != nil {
 		p.Problem = answer.ErrorLine(view.timelineErr, "timeline")
 	} else {
-		p.BySeq = tl.BySeq
-		var buf bytes.Buffer
-		if err := report.WriteTimelineSVG(&buf, tl); err == nil {
-			svg := buf.Bytes()
-			if i := bytes.Index(svg, []byte("<svg")); i >= 0 {
-				svg = svg[i:]
-			}
-			p.Timeline = template.HTML(svg) // the report's own escaped SVG
-		}
-		p.Failovers = s.failovers(ctx, j, view, tl.Stats.Failovers)
+		p.BySeq, p.Timeline, p.LanesLeftOut = view.drawn.bySeq, view.drawn.svg, view.drawn.lanes
+		p.Failovers = s.failovers(ctx, j, view, view.drawn.failovers)
 	}
 	p.Flink = view.flink
 	a, err := view.whatIf, qerr

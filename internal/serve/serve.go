@@ -17,7 +17,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/jobevent/jobevent/internal/report"
 	"github.com/jobevent/jobevent/pkg/blob"
 )
 
@@ -42,7 +41,7 @@ type Server struct {
 	plans *lru[*planned]
 	// timelines are the timelines of the job pages shown last: a page
 	// of a log that has not grown since folds it for its status only.
-	timelines *lru[*report.Timeline]
+	timelines *lru[*drawing]
 	// exposed are the exposures now of the list, per log listing.
 	exposed *lru[string]
 	opens   atomic.Int64 // reads of logs begun: the tests count them
@@ -67,7 +66,7 @@ func New(ctx context.Context, roots []string, o Options) (*Server, error) {
 	if o.Poll <= 0 {
 		o.Poll = 250 * time.Millisecond
 	}
-	s := &Server{opts: o, plans: newLRU[*planned](256), timelines: newLRU[*report.Timeline](4), exposed: newLRU[string](10_000)}
+	s := &Server{opts: o, plans: newLRU[*planned](256), timelines: newLRU[*drawing](4), exposed: newLRU[string](10_000)}
 	for _, r := range roots {
 		b, err := blob.OpenBucket(ctx, r)
 		if err != nil {

@@ -1,9 +1,11 @@
 package serve
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"html/template"
 	"io"
 
 	"github.com/jobevent/jobevent/internal/answer"
@@ -17,8 +19,8 @@ import (
 // status, the timeline with its exposure curve and statistics, the plan
 // of the what-if and the plan of each failover, all folded once.
 type jobView struct {
-	status   *answer.Status
-	timeline *report.Timeline
+	status *answer.Status
+	drawn  *drawing
 	// timelineErr is the error of the read; the plans are then made
 	// each on its own (s.plan), the way the CLI makes them.
 	timelineErr error
@@ -27,6 +29,44 @@ type jobView struct {
 	// after the first, by the seq of the event before it.
 	atEpoch map[int64]*planned
 	flink   bool // a Flink log
+}
+
+// drawing is what a job page shows of a log's timeline: the chart and
+// the failovers, what the cache keeps of it.
+type drawing struct {
+	svg       template.HTML // the timeline's SVG, "" when it cannot be drawn
+	bySeq     bool
+	failovers []replay.FailoverCost
+	lanes     int // the lanes left out of the chart (past maxLanes); 0: none
+}
+
+// maxLanes bounds the lanes of a page's timeline: a chart of every
+// attempt of a job of a million subtasks is hundreds of megabytes no
+// browser shows. Past it the chart keeps the epochs and the exposure
+// curve, and the page says that jobevent timeline draws the lanes.
+var maxLanes = 5000
+
+func draw(tl *report.Timeline) *drawing {
+	d := &drawing{bySeq: tl.BySeq, failovers: tl.Stats.Failovers}
+	if n := tl.Lanes(); n > maxLanes {
+		d.lanes = n
+		bare := *tl
+		bare.Attempts = nil
+		bare.Vertices = append([]report.TimelineVertex(nil), tl.Vertices...)
+		for i := range bare.Vertices {
+			bare.Vertices[i].Parallelism = 0
+		}
+		tl = &bare
+	}
+	var buf bytes.Buffer
+	if err := report.WriteTimelineSVG(&buf, tl); err == nil {
+		svg := buf.Bytes()
+		if i := bytes.Index(svg, []byte("<svg")); i >= 0 {
+			svg = svg[i:]
+		}
+		d.svg = template.HTML(svg) // the report's own escaped SVG
+	}
+	return d
 }
 
 // view reads the job's log once for its page. The what-if q is planned
@@ -50,19 +90,21 @@ func (s *Server) view(ctx context.Context, j *job, d timeout, q answer.PlanQuery
 		}
 		tee := &viewSource{src: src, po: po, v: v, q: q, wantWhatIf: wantWhatIf}
 		var st *replay.State
-		if tl, ok := s.timelines.get(keys(answer.PlanQuery{})); ok {
+		if d, ok := s.timelines.get(keys(answer.PlanQuery{})); ok {
 			// The log has not grown since its timeline was drawn: the
 			// read folds it for the status and the plans only.
-			v.timeline, st = tl, replay.NewState()
+			v.drawn, st = d, replay.NewState()
 			tee.state = func() *replay.State { return st }
 			v.timelineErr = foldAll(tee, st)
 		} else {
 			h := replay.NewHistory()
 			st, tee.state = h.State(), h.State
-			v.timeline, v.timelineErr = report.BuildTimeline(tee, report.TimelineOptions{Points: 200,
+			var tl *report.Timeline
+			tl, v.timelineErr = report.BuildTimeline(tee, report.TimelineOptions{Points: 200,
 				BySeq: logsource.EventTimes(src) == logsource.TimesNone, History: h})
 			if v.timelineErr == nil {
-				s.timelines.put(keys(answer.PlanQuery{}), v.timeline)
+				v.drawn = draw(tl)
+				s.timelines.put(keys(answer.PlanQuery{}), v.drawn)
 			}
 		}
 		if v.timelineErr == nil && tee.wantWhatIf && (q.At == 0 || q.At >= tee.maxSeq) {

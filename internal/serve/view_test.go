@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/jobevent/jobevent/internal/answer"
-	"github.com/jobevent/jobevent/internal/report"
 	"github.com/jobevent/jobevent/internal/testenv"
 	"github.com/jobevent/jobevent/pkg/blob"
 	"github.com/jobevent/jobevent/pkg/logsource"
@@ -101,7 +100,7 @@ func TestView_OneRead(t *testing.T) {
 			for _, q := range []answer.PlanQuery{{}, {At: 9}, {At: 1}, {At: 1 << 40},
 				{Available: replay.AvailabilityOptions{LostWorkers: []string{"w1"}}},
 				{At: 12, Available: replay.AvailabilityOptions{NoWorkers: true}}} {
-				s.plans, s.timelines = newLRU[*planned](256), newLRU[*report.Timeline](4)
+				s.plans, s.timelines = newLRU[*planned](256), newLRU[*drawing](4)
 				before := s.opens.Load()
 				v, err := s.view(ctx, j, timeout{d: 1 << 62}, q)
 				if err != nil {
@@ -134,7 +133,7 @@ func TestView_OneRead(t *testing.T) {
 					}
 				}
 				if v.timelineErr == nil {
-					for _, f := range v.timeline.Stats.Failovers {
+					for _, f := range v.drawn.failovers {
 						if v.atEpoch[f.LastSeq] == nil {
 							t.Errorf("%s: failover after %d not planned in the read", e.ID, f.LastSeq)
 						}
@@ -189,4 +188,32 @@ func mustOpen(t *testing.T, arg string) logsource.Source {
 	}
 	t.Cleanup(func() { src.Close() })
 	return src
+}
+
+// TestView_ManyLanes: a timeline of more lanes than a page draws keeps
+// its epochs and exposure curve and says so.
+func TestView_ManyLanes(t *testing.T) {
+	ctx := testenv.Context(t)
+	s, err := New(ctx, []string{importedLogs(t)}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	get := func() string {
+		s.timelines = newLRU[*drawing](4)
+		rec := httptest.NewRecorder()
+		s.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/jobs/jobs%2Ffailover", nil))
+		return rec.Body.String()
+	}
+	all := get()
+	defer func(n int) { maxLanes = n }(maxLanes)
+	maxLanes = 3
+	bare := get()
+	if !strings.Contains(bare, `id="lanes-left-out">10 subtask lanes`) || strings.Contains(all, "lanes-left-out") {
+		t.Errorf("the note on lanes left out: %v with 3 lanes a page, %v with 5000; want it with 3 only",
+			strings.Contains(bare, "lanes-left-out"), strings.Contains(all, "lanes-left-out"))
+	}
+	if strings.Contains(bare, "words/0") || !strings.Contains(all, "words/0") || !strings.Contains(bare, "exposure") {
+		t.Errorf("with 3 lanes a page the chart should lose its lanes and keep the exposure curve")
+	}
 }
