@@ -3,12 +3,11 @@ package main
 import (
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/jobevent/jobevent/internal/answer"
 	"github.com/jobevent/jobevent/pkg/flink"
-	"github.com/jobevent/jobevent/pkg/format"
 	"github.com/jobevent/jobevent/pkg/logsource"
 )
 
@@ -56,13 +55,8 @@ func flinkOptionsOf(c *cli.Context) (*logsource.FlinkOptions, error) {
 		fo.Given = append(fo.Given, "--flink-plan")
 	}
 	for _, s := range c.StringSlice("coordinator") {
-		v, kind, ok := strings.Cut(s, "=")
-		switch kind {
-		case format.CoordinatorBatchSnapshot, format.CoordinatorNoBatchSnapshot, format.CoordinatorNone:
-		default:
-			ok = false
-		}
-		if !ok || v == "" {
+		v, kind, ok := answer.ParseCoordinator(s)
+		if !ok {
 			return nil, usagef(c, "bad --coordinator %q: want VERTEX=batch_snapshot|no_batch_snapshot|none", s)
 		}
 		if fo.Coordinators == nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http/httptest"
 	"net/url"
 	"os"
@@ -144,15 +145,19 @@ func TestServe_Browser(t *testing.T) {
 		t.Errorf("job page: %d failovers, plan names %q; want 1 failover and the vertices named", failovers, planNames)
 	}
 
-	// The what-if form: lose worker w1.
+	// The what-if form: a failover after seq 9 that loses worker w1,
+	// whose partitions the plan then cannot keep.
+	const at, lost = "9", "w1"
 	var rows [][]string
-	runBrowser(t, ctx, chromedp.SetValue(`input[name="lost_worker"]`, "w1"), chromedp.Click("#whatif-submit"))
+	var summary string
+	runBrowser(t, ctx, chromedp.SetValue(`input[name="at"]`, at), chromedp.SetValue(`input[name="lost_worker"]`, lost),
+		chromedp.Click("#whatif-submit"))
 	// The submit navigates: until the answer's page is loaded, a script
 	// may run in the page being left (and fail when it goes), so ask
 	// again until the new page answers.
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
 		var loaded bool
-		err := chromedp.Run(ctx, chromedp.Evaluate(`location.search.includes("lost_worker=w1") && document.readyState == "complete" && document.querySelector("#plan-summary") != null`, &loaded))
+		err := chromedp.Run(ctx, chromedp.Evaluate(`location.search.includes("at=`+at+`") && location.search.includes("lost_worker=`+lost+`") && document.readyState == "complete" && document.querySelector("#plan-summary") != null`, &loaded))
 		if err == nil && loaded {
 			break
 		}
@@ -160,26 +165,20 @@ func TestServe_Browser(t *testing.T) {
 			t.Fatalf("the what-if answer did not load within 30 s (last error: %v)", err)
 		}
 	}
-	runBrowser(t, ctx, chromedp.Evaluate(`[...document.querySelectorAll("tr.plan-row")].map(r => [...r.cells].slice(1, 5).map(c => c.textContent))`, &rows))
+	runBrowser(t, ctx, chromedp.Evaluate(`[...document.querySelectorAll("tr.plan-row")].map(r => [...r.cells].slice(1, 6).map(c => c.textContent))`, &rows),
+		chromedp.Text("#plan-summary", &summary))
 	screenshot(t, ctx, "whatif")
-	cli := runCLI(t, "replay", jobURL(jobs.Logs, "jobs%2Ffailover"), "--dry-run", "--lost-worker", "w1", "--format", "json")
-	var plan struct {
-		Subtasks []struct {
-			Vertex   string
-			Subtask  int
-			Decision string
-			Attempt  int
-		}
-	}
-	if err := json.Unmarshal([]byte(cli.stdout), &plan); err != nil {
-		t.Fatal(err)
-	}
-	var want [][]string
-	for _, st := range plan.Subtasks {
-		want = append(want, []string{st.Vertex, itoa(st.Subtask), st.Decision, itoa(st.Attempt)})
-	}
+	log := jobURL(jobs.Logs, "jobs%2Ffailover")
+	want, wantSummary := cliPlanRows(t, "replay", log, "--dry-run", "--at", at, "--lost-worker", lost, "--format", "json")
 	if got, w := toJSON(rows), toJSON(want); got != w {
-		t.Errorf("what-if lost w1 shows\n%s\nwant replay --dry-run --lost-worker w1:\n%s", got, w)
+		t.Errorf("what-if at %s lost %s shows\n%s\nwant replay --dry-run --at %s --lost-worker %s:\n%s", at, lost, got, at, lost, w)
+	}
+	if !strings.Contains(summary, wantSummary) {
+		t.Errorf("what-if summary %q, want %q", summary, wantSummary)
+	}
+	// The worker lost changes the plan: the what-if is not the plan at 9.
+	if noLoss, _ := cliPlanRows(t, "replay", log, "--dry-run", "--at", at, "--format", "json"); toJSON(noLoss) == toJSON(want) {
+		t.Errorf("the plan at %s is the same with and without %s lost: the what-if checks nothing", at, lost)
 	}
 
 	// A growing log: the page follows it.
@@ -229,6 +228,31 @@ func jobURL(logs []struct{ ID, Log string }, id string) string {
 		}
 	}
 	return ""
+}
+
+// cliPlanRows runs the CLI's replay --dry-run --format json and returns
+// its subtasks as a page's plan rows show them (id, subtask, decision,
+// attempt, reasons) and its summary as the page words it.
+func cliPlanRows(t *testing.T, args ...string) (rows [][]string, summary string) {
+	t.Helper()
+	cli := runCLI(t, args...)
+	var plan struct {
+		Subtasks []struct {
+			Vertex   string
+			Subtask  int
+			Decision string
+			Attempt  int
+			Reasons  []string
+		}
+		Summary struct{ Keep, Rerun, Run int }
+	}
+	if err := json.Unmarshal([]byte(cli.stdout), &plan); err != nil {
+		t.Fatalf("jobevent %s: %v: %s", strings.Join(args, " "), err, cli.stderr)
+	}
+	for _, st := range plan.Subtasks {
+		rows = append(rows, []string{st.Vertex, itoa(st.Subtask), st.Decision, itoa(st.Attempt), strings.Join(st.Reasons, ", ")})
+	}
+	return rows, fmt.Sprintf("keep %d, rerun %d, run %d", plan.Summary.Keep, plan.Summary.Rerun, plan.Summary.Run)
 }
 
 func toJSON(v any) string { b, _ := json.Marshal(v); return string(b) }

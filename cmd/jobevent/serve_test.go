@@ -137,10 +137,30 @@ func sameAnswers(t *testing.T, srv *httptest.Server, id, log string) {
 	}
 	sameAnswer(t, srv, api+"/plan?no_workers=true", "replay", log, "--dry-run", "--no-workers", "--format", "json")
 	sameAnswer(t, srv, api+"/plan?lost_partition=nosuch/0", "replay", log, "--dry-run", "--lost-partition", "nosuch/0", "--format", "json")
+	// A Flink log's coordinator kinds as parameters, as --coordinator:
+	// the plan of a Flink log, the CLI's usage error for any other.
+	if v := firstVertex(t, srv, api); v != "" {
+		for _, kind := range []string{"batch_snapshot", "no_batch_snapshot"} {
+			c := v + "=" + kind
+			sameAnswer(t, srv, api+"/plan?at=9&coordinator="+url.QueryEscape(c), "replay", log, "--dry-run", "--at", "9", "--coordinator", c, "--format", "json")
+		}
+		sameAnswer(t, srv, api+"/plan?coordinator="+url.QueryEscape(v+"=sometimes"), "replay", log, "--dry-run", "--coordinator", v+"=sometimes", "--format", "json")
+		sameAnswer(t, srv, api+"/sweep?points=5&coordinator="+url.QueryEscape(v+"=none"), "replay", log, "--dry-run", "--sweep", "--points", "5", "--coordinator", v+"=none", "--format", "json")
+	}
 	sameAnswer(t, srv, api+"/sweep", "replay", log, "--dry-run", "--sweep", "--format", "json")
 	sameAnswer(t, srv, api+"/sweep?points=5&at=20", "replay", log, "--dry-run", "--sweep", "--points", "5", "--at", "20", "--format", "json")
 	sameAnswer(t, srv, api+"/stats", "stats", log, "--format", "json")
 	sameAnswer(t, srv, api+"/validate", "validate", log, "--format", "json")
+}
+
+// firstVertex is the first vertex of the job's plan, "" for none.
+func firstVertex(t *testing.T, srv *httptest.Server, api string) string {
+	_, body := apiGet(t, srv, api+"/plan")
+	var plan struct{ Vertices []struct{ Vertex string } }
+	if json.Unmarshal([]byte(body), &plan) != nil || len(plan.Vertices) == 0 {
+		return ""
+	}
+	return plan.Vertices[0].Vertex
 }
 
 // firstWorker is the first worker the job's events name, "" for none.

@@ -102,3 +102,17 @@ func ParseSubtaskRef(s string) (format.SubtaskRef, error) {
 	}
 	return format.SubtaskRef{Vertex: s[:i], Subtask: int32(n)}, nil
 }
+
+// ParseCoordinator parses "VERTEX=KIND", the value of --coordinator (a
+// Flink log's coordinator kind of a vertex, by 32-hex id or name): KIND
+// is batch_snapshot, no_batch_snapshot or none. ok is false for anything
+// else.
+func ParseCoordinator(s string) (vertex, kind string, ok bool) {
+	vertex, kind, ok = strings.Cut(s, "=")
+	switch kind {
+	case format.CoordinatorBatchSnapshot, format.CoordinatorNoBatchSnapshot, format.CoordinatorNone:
+	default:
+		ok = false
+	}
+	return vertex, kind, ok && vertex != ""
+}

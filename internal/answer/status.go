@@ -65,6 +65,11 @@ type StatusOptions struct {
 	Open func(arg string) (logsource.Source, error)
 	// Notices, when set, gets the reader's notices after the fold.
 	Notices func([]format.Notice)
+	// Fold, when set, folds the opened log in place of replay.Fold(src,
+	// 0): a caller that reads the log for more than the status (the job
+	// page of serve) folds it once. It must return the fold of every
+	// event of src.
+	Fold func(src logsource.Source) (*replay.State, error)
 }
 
 // JobStatus answers status for the log arg: the holder of the log and its
@@ -85,7 +90,11 @@ func JobStatus(ctx context.Context, arg string, o StatusOptions) (st *Status, fo
 		return nil, nil, err
 	}
 	defer src.Close()
-	state, foldErr := replay.Fold(src, 0)
+	fold := o.Fold
+	if fold == nil {
+		fold = func(src logsource.Source) (*replay.State, error) { return replay.Fold(src, 0) }
+	}
+	state, foldErr := fold(src)
 	notices := src.Notices()
 	if o.Notices != nil {
 		o.Notices(notices)

@@ -94,13 +94,20 @@ type TimelineOptions struct {
 	Points int
 	// BySeq lays the chart out by seq: for a log without times.
 	BySeq bool
+	// History, when set, is the history the events are recorded into
+	// (new and empty), so that the caller has the fold of the log too
+	// (History.State); nil: a history of BuildTimeline's own.
+	History *replay.History
 }
 
 // BuildTimeline reads src once: every event goes both to a
 // replay.History (attempts, epochs, statistics) and to replay.Sweep (the
 // exposure curve). An error of src ends it and is returned, wrapped.
 func BuildTimeline(src replay.Source, opts TimelineOptions) (*Timeline, error) {
-	h := replay.NewHistory()
+	h := opts.History
+	if h == nil {
+		h = replay.NewHistory()
+	}
 	tee := &teeSource{src: src, h: h, bySeq: opts.BySeq, initSeq: map[string]int64{}}
 	points, err := replay.Sweep(tee, replay.SweepOptions{Points: opts.Points})
 	if err != nil {

@@ -42,13 +42,17 @@ func writeError(w http.ResponseWriter, status int, msg string) {
 }
 
 // fail writes err with its status: 404 for a log that is not there, 400
-// for a bad parameter, 502 for a bucket that could not be read.
+// for a bad parameter or Flink side information for a log of another kind, 502 for a bucket that could not be read.
 func fail(w http.ResponseWriter, err error, command string) {
 	status := http.StatusBadGateway
 	var pe *paramError
+	var fe *logsource.FlinkOptionsError
 	switch {
 	case errors.As(err, &pe):
 		status = http.StatusBadRequest
+	case errors.As(err, &fe): // the CLI's usage error, which names no command
+		writeError(w, http.StatusBadRequest, answer.ErrorLine(err, command))
+		return
 	case logsource.IsNoLog(err) || errors.Is(err, blob.ErrNotFound):
 		status = http.StatusNotFound
 	}
@@ -128,6 +132,7 @@ func (s *Server) apiJobs(w http.ResponseWriter, r *http.Request) {
 
 // open opens the job's log with o.
 func (s *Server) open(ctx context.Context, j *job, o logsource.Options) (logsource.Source, error) {
+	s.opens.Add(1)
 	return logsource.Open(ctx, j.arg, o)
 }
 
@@ -183,13 +188,18 @@ func (s *Server) apiPlan(w http.ResponseWriter, r *http.Request, j *job) {
 		fail(w, err, "replay")
 		return
 	}
-	a, err := s.plan(r.Context(), j, q)
+	fo, err := flinkQuery(r.URL.Query()["coordinator"])
+	if err != nil {
+		fail(w, err, "replay")
+		return
+	}
+	a, err := s.plan(r.Context(), j, q, fo)
 	if err != nil {
 		fail(w, err, "replay")
 		return
 	}
 	var buf bytes.Buffer
-	if err := a.WriteJSON(&buf); err != nil {
+	if err := a.writeJSON(&buf); err != nil {
 		fail(w, err, "replay")
 		return
 	}
@@ -197,15 +207,15 @@ func (s *Server) apiPlan(w http.ResponseWriter, r *http.Request, j *job) {
 	w.Write(buf.Bytes())
 }
 
-// plan answers q on the job's log, from the cache when the log has not
-// changed since.
-func (s *Server) plan(ctx context.Context, j *job, q answer.PlanQuery) (*answer.PlanAnswer, error) {
-	src, err := s.open(ctx, j, logsource.Options{Until: q.At})
+// plan answers q on the job's log, read with the Flink side information
+// fo (nil: none), from the cache when the log has not changed since.
+func (s *Server) plan(ctx context.Context, j *job, q answer.PlanQuery, fo *logsource.FlinkOptions) (*planned, error) {
+	src, err := s.open(ctx, j, logsource.Options{Until: q.At, Flink: fo})
 	if err != nil {
 		return nil, err
 	}
 	defer src.Close()
-	key := planKey(ctx, j.arg, src, q)
+	key := planKey(ctx, j.arg, src, q, fo)
 	if a, ok := s.plans.get(key); ok {
 		return a, nil
 	}
@@ -216,8 +226,9 @@ func (s *Server) plan(ctx context.Context, j *job, q answer.PlanQuery) (*answer.
 		}
 		return nil, err
 	}
-	s.plans.put(key, a)
-	return a, nil
+	p := &planned{plan: a.Plan, names: a.State.Names()}
+	s.plans.put(key, p)
+	return p, nil
 }
 
 func (s *Server) apiSweep(w http.ResponseWriter, r *http.Request, j *job) {
@@ -233,7 +244,12 @@ func (s *Server) apiSweep(w http.ResponseWriter, r *http.Request, j *job) {
 			return
 		}
 	}
-	src, err := s.open(r.Context(), j, logsource.Options{Until: q.At})
+	fo, err := flinkQuery(r.URL.Query()["coordinator"])
+	if err != nil {
+		fail(w, err, "replay")
+		return
+	}
+	src, err := s.open(r.Context(), j, logsource.Options{Until: q.At, Flink: fo})
 	if err != nil {
 		fail(w, err, "replay")
 		return
@@ -331,6 +347,29 @@ func planQuery(r *http.Request) (answer.PlanQuery, error) {
 		return q, badParam("bad no_workers %q: want true or false", nw)
 	}
 	return q, nil
+}
+
+// flinkQuery is the Flink side information of the coordinator
+// parameters (repeatable, VERTEX=KIND: replay's --coordinator); nil for
+// none. replay's --flink-plan, --flink-ha and --flink-rest have no
+// parameter: each names a file or a URL the server would read for the
+// request, outside its ROOTs.
+func flinkQuery(coords []string) (*logsource.FlinkOptions, error) {
+	var fo *logsource.FlinkOptions
+	for _, c := range coords {
+		if c == "" {
+			continue
+		}
+		v, kind, ok := answer.ParseCoordinator(c)
+		if !ok {
+			return nil, badParam("bad --coordinator %q: want VERTEX=batch_snapshot|no_batch_snapshot|none", c)
+		}
+		if fo == nil {
+			fo = &logsource.FlinkOptions{Coordinators: map[string]string{}, Given: []string{"--coordinator"}}
+		}
+		fo.Coordinators[v] = kind
+	}
+	return fo, nil
 }
 
 func int64Param(s, name string) (int64, error) {

@@ -5,18 +5,20 @@ import (
 	"cmp"
 	"context"
 	"embed"
+	"fmt"
 	"html/template"
 	"net/http"
 	"net/url"
+	goruntime "runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jobevent/jobevent/internal/answer"
 	"github.com/jobevent/jobevent/internal/human"
 	"github.com/jobevent/jobevent/internal/report"
-	"github.com/jobevent/jobevent/pkg/logsource"
 	"github.com/jobevent/jobevent/pkg/replay"
 )
 
@@ -68,6 +70,7 @@ func (s *Server) pageList(w http.ResponseWriter, r *http.Request) {
 		page.Buckets = []string{jobs.Bucket}
 	}
 	now := time.Now()
+	var exposed []exposure
 	for _, e := range jobs.Logs {
 		if q != "" && !matchesQuery(e.ID+" "+e.Job+" "+e.Status+" "+e.Prefix, q) {
 			continue
@@ -78,26 +81,60 @@ func (s *Server) pageList(w http.ResponseWriter, r *http.Request) {
 			row.ageSeconds = now.Sub(e.LastModified).Seconds()
 			row.Age = human.Seconds(max(row.ageSeconds, 0)) + " ago"
 		}
-		if !ended(e.Status) && e.Events > 0 {
-			row.Exposure = s.exposureNow(r.Context(), e.ID)
-		}
 		page.Rows = append(page.Rows, row)
+		if !ended(e.Status) && e.Events > 0 {
+			exposed = append(exposed, exposure{row: len(page.Rows) - 1, entry: e})
+		}
 	}
+	s.exposures(r.Context(), page.Rows, exposed)
 	sortRows(page.Rows, sortBy)
 	render(w, "list.html", page)
 }
 
+// exposure is a row of the list whose exposure now is wanted.
+type exposure struct {
+	row   int
+	entry jobEntry
+}
+
+// exposures fills in the exposure now of the rows: from the cache when
+// the log's listing (events, last seq, segments, bytes, time) has not
+// changed since, else from a plan, on as many logs at once as there are
+// cores.
+func (s *Server) exposures(ctx context.Context, rows []listRow, want []exposure) {
+	var wg sync.WaitGroup
+	work := make(chan exposure)
+	for range min(goruntime.GOMAXPROCS(0), len(want)) {
+		wg.Go(func() {
+			for x := range work {
+				rows[x.row].Exposure = s.exposureNow(ctx, x.entry)
+			}
+		})
+	}
+	for _, x := range want {
+		work <- x
+	}
+	close(work)
+	wg.Wait()
+}
+
 // exposureNow is what a failover after the last event would rerun.
-func (s *Server) exposureNow(ctx context.Context, id string) string {
-	j, ok := s.resolveEncoded(id)
+func (s *Server) exposureNow(ctx context.Context, e jobEntry) string {
+	key := fmt.Sprintf("%q %d %d %d %d %s", e.URL, e.Events, e.LastSeq, e.Segments, e.Bytes, e.LastModified.Format(time.RFC3339Nano))
+	if x, ok := s.exposed.get(key); ok {
+		return x
+	}
+	j, ok := s.resolveEncoded(e.ID)
 	if !ok {
 		return "?"
 	}
-	a, err := s.plan(ctx, j, answer.PlanQuery{})
+	a, err := s.plan(ctx, j, answer.PlanQuery{}, nil)
 	if err != nil {
 		return "?"
 	}
-	return strconv.Itoa(a.Plan.Summary.Rerun) + " rerun"
+	x := strconv.Itoa(a.plan.Summary.Rerun) + " rerun"
+	s.exposed.put(key, x)
+	return x
 }
 
 // resolveEncoded resolves an id as listed (percent-encoded).
@@ -159,8 +196,9 @@ func sortRows(rows []listRow, by string) {
 // that died).
 type failoverRow struct {
 	replay.FailoverCost
-	Keep, Run int
-	Reruns    []planRow
+	Keep, Run  int
+	Reruns     []planRow
+	MoreReruns int // reruns past maxWhyRows, not shown
 }
 
 // planRow is a row of a plan table, the vertex named.
@@ -185,13 +223,26 @@ type jobPage struct {
 	LastSeq    int64
 	PlanErr    string
 	StreamPath string
+	Flink      bool // a Flink log: the what-if takes coordinator kinds
+	MoreRows   int  // the plan's rows past maxPlanRows, not shown
+	// LanesLeftOut is the lanes the timeline does not draw (maxLanes).
+	LanesLeftOut int
 }
+
+// maxPlanRows and maxWhyRows bound the rows of a page's plan table and of
+// a failover's reasons: a job of a million subtasks would make a page
+// no browser shows. The JSON link has the whole plan.
+const (
+	maxPlanRows = 1000
+	maxWhyRows  = 20
+)
 
 // whatIf is the what-if form's values.
 type whatIf struct {
-	At        string
-	Lost      string // comma-separated workers
-	NoWorkers bool
+	At           string
+	Lost         string // comma-separated workers
+	Coordinators string // comma-separated VERTEX=KIND, of a Flink log
+	NoWorkers    bool
 }
 
 func (s *Server) pageJob(w http.ResponseWriter, r *http.Request) {
@@ -206,57 +257,64 @@ func (s *Server) pageJob(w http.ResponseWriter, r *http.Request) {
 		pageError(w, err, "status")
 		return
 	}
-	st, err := s.status(ctx, j, d)
+	v := r.URL.Query()
+	wi := whatIf{At: v.Get("at"), Lost: strings.Join(v["lost_worker"], ","), Coordinators: strings.Join(v["coordinator"], ","),
+		NoWorkers: v.Get("no_workers") == "on" || v.Get("no_workers") == "true"}
+	r.URL.RawQuery = whatIfQuery(v).Encode()
+	q, qerr := planQuery(r)
+	fo, ferr := flinkQuery(r.URL.Query()["coordinator"])
+	qerr = cmp.Or(qerr, ferr)
+	inRead := q
+	if qerr != nil || fo != nil {
+		// The what-if is not made in the page's read: a bad one is an
+		// error line, one with coordinators reads the log as they say.
+		inRead = answer.PlanQuery{}
+	}
+	view, err := s.view(ctx, j, d, inRead)
 	if err != nil {
 		pageError(w, err, "status")
 		return
 	}
-	p := &jobPage{ID: j.id, Log: j.arg, Status: st, LastSeq: st.LastSeq,
-		StreamPath: "/api/v1/jobs/" + j.id + "/stream?since=" + strconv.FormatInt(st.LastSeq+1, 10)}
-	tl, err := s.timeline(ctx, j)
-	if err != nil {
-		p.Problem = answer.ErrorLine(err, "timeline")
+	st := view.status
+	p := &jobPage{ID: j.id, Log: j.arg, Status: st, LastSeq: st.LastSeq, WhatIf: wi,
+		StreamPath: "/api/v1/jobs/" + j.id + "/stream?since=" + strconv.FormatInt(st.LastSeq+1, 10),
+		PlanAPI:    "/api/v1/jobs/" + j.id + "/plan?" + r.URL.RawQuery}
+	if view.timelineErr != nil {
+		p.Problem = answer.ErrorLine(view.timelineErr, "timeline")
 	} else {
-		p.BySeq = tl.BySeq
-		var buf bytes.Buffer
-		if err := report.WriteTimelineSVG(&buf, tl); err == nil {
-			svg := buf.Bytes()
-			if i := bytes.Index(svg, []byte("<svg")); i >= 0 {
-				svg = svg[i:]
-			}
-			p.Timeline = template.HTML(svg) // the report's own escaped SVG
-		}
-		p.Failovers = s.failovers(ctx, j, tl.Stats.Failovers)
+		p.BySeq, p.Timeline, p.LanesLeftOut = view.drawn.bySeq, view.drawn.svg, view.drawn.lanes
+		p.Failovers = s.failovers(ctx, j, view, view.drawn.failovers)
 	}
-	v := r.URL.Query()
-	p.WhatIf = whatIf{At: v.Get("at"), Lost: strings.Join(v["lost_worker"], ","), NoWorkers: v.Get("no_workers") == "on" || v.Get("no_workers") == "true"}
-	r.URL.RawQuery = whatIfQuery(v).Encode()
-	q, err := planQuery(r)
-	if err == nil {
-		var a *answer.PlanAnswer
-		if a, err = s.plan(ctx, j, q); err == nil {
-			p.Plan, p.Names = a.Plan, a.State.Names()
-			p.Rows = planRows(a.Plan.Subtasks, p.Names, false)
-		}
+	p.Flink = view.flink
+	a, err := view.whatIf, qerr
+	if err == nil && (a == nil || fo != nil) {
+		a, err = s.plan(ctx, j, q, fo)
 	}
 	if err != nil {
 		p.PlanErr = answer.ErrorLine(err, "replay")
+	} else {
+		p.Plan, p.Names = a.plan, a.names
+		p.Rows = planRows(a.plan.Subtasks, p.Names, false)
+		if len(p.Rows) > maxPlanRows {
+			p.Rows, p.MoreRows = p.Rows[:maxPlanRows], len(p.Rows)-maxPlanRows
+		}
 	}
-	p.PlanAPI = "/api/v1/jobs/" + j.id + "/plan?" + r.URL.RawQuery
 	render(w, "job.html", p)
 }
 
 // whatIfQuery turns the form's values into the plan's query parameters:
-// the lost workers field is a comma-separated list.
+// the lost workers and coordinators fields are comma-separated lists.
 func whatIfQuery(v url.Values) url.Values {
 	out := url.Values{}
 	if at := strings.TrimSpace(first(v["at"])); at != "" {
 		out["at"] = []string{at}
 	}
-	for _, l := range v["lost_worker"] {
-		for _, w := range strings.Split(l, ",") {
-			if w = strings.TrimSpace(w); w != "" {
-				out["lost_worker"] = append(out["lost_worker"], w)
+	for _, name := range []string{"lost_worker", "coordinator"} {
+		for _, l := range v[name] {
+			for _, w := range strings.Split(l, ",") {
+				if w = strings.TrimSpace(w); w != "" {
+					out[name] = append(out[name], w)
+				}
 			}
 		}
 	}
@@ -286,30 +344,22 @@ func planRows(subtasks []replay.SubtaskPlan, names map[string]string, reranOnly 
 	return rows
 }
 
-// timeline builds the job's timeline, by seq for a log without times.
-func (s *Server) timeline(ctx context.Context, j *job) (*report.Timeline, error) {
-	src, err := s.open(ctx, j, logsource.Options{})
-	if err != nil {
-		return nil, err
-	}
-	defer src.Close()
-	return report.BuildTimeline(src, report.TimelineOptions{Points: 200,
-		BySeq: logsource.EventTimes(src) == logsource.TimesNone})
-}
-
 // maxFailoverPlans bounds the plans a job page makes of its failovers.
 const maxFailoverPlans = 20
 
 // failovers says, for each failover, what its recovery kept and reran and
 // why: the plan as if the master died after the last seq of its epoch.
-func (s *Server) failovers(ctx context.Context, j *job, costs []replay.FailoverCost) []failoverRow {
+func (s *Server) failovers(ctx context.Context, j *job, v *jobView, costs []replay.FailoverCost) []failoverRow {
 	var rows []failoverRow
 	for i, f := range costs {
 		row := failoverRow{FailoverCost: f}
 		if i < maxFailoverPlans && f.LastSeq > 0 {
-			if a, err := s.plan(ctx, j, answer.PlanQuery{At: f.LastSeq}); err == nil {
-				row.Keep, row.Run = a.Plan.Summary.Keep, a.Plan.Summary.Run
-				row.Reruns = planRows(a.Plan.Subtasks, a.State.Names(), true)
+			if a, err := s.failoverPlan(ctx, j, v, f.LastSeq); err == nil {
+				row.Keep, row.Run = a.plan.Summary.Keep, a.plan.Summary.Run
+				row.Reruns = planRows(a.plan.Subtasks, a.names, true)
+				if len(row.Reruns) > maxWhyRows {
+					row.Reruns, row.MoreReruns = row.Reruns[:maxWhyRows], len(row.Reruns)-maxWhyRows
+				}
 			}
 		}
 		rows = append(rows, row)

@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/jobevent/jobevent/pkg/blob"
@@ -37,8 +38,14 @@ type Options struct {
 type Server struct {
 	roots []root
 	opts  Options
-	plans *planCache
-	mux   *http.ServeMux
+	plans *lru[*planned]
+	// timelines are the timelines of the job pages shown last: a page
+	// of a log that has not grown since folds it for its status only.
+	timelines *lru[*drawing]
+	// exposed are the exposures now of the list, per log listing.
+	exposed *lru[string]
+	opens   atomic.Int64 // reads of logs begun: the tests count them
+	mux     *http.ServeMux
 }
 
 // root is one ROOT argument: a bucket or directory.
@@ -59,7 +66,7 @@ func New(ctx context.Context, roots []string, o Options) (*Server, error) {
 	if o.Poll <= 0 {
 		o.Poll = 250 * time.Millisecond
 	}
-	s := &Server{opts: o, plans: newPlanCache(256)}
+	s := &Server{opts: o, plans: newLRU[*planned](256), timelines: newLRU[*drawing](4), exposed: newLRU[string](10_000)}
 	for _, r := range roots {
 		b, err := blob.OpenBucket(ctx, r)
 		if err != nil {
