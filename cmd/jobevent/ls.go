@@ -25,8 +25,8 @@ func newLsCommand() *cli.Command {
 		Description: "Finds every log at or below BUCKET's prefix (a prefix holding job.yaml or events/) and\n" +
 			"prints, for each: its prefix, job id, epochs, segments, events (as read: covered segments\n" +
 			"and fenced rows left out), bytes, when it was last modified (by the bucket's clock) and\n" +
-			"whether the job finished. It reads the listing, the epoch objects and two segments per log\n" +
-			"(the first and the newest), whatever the length of the log. Flink jobs' job-events\n" +
+			"whether the job finished. It reads each log whole, as status does, so a damaged segment\n" +
+			"anywhere in it makes the log damaged (the problem named on stderr). Flink jobs' job-events\n" +
 			"directories (<storageDir>/<cluster-id>/<job id>/job-events, docs/flink.md) are listed too,\n" +
 			"with status flink; each is read whole.",
 		Flags:  []cli.Flag{formatFlag("table", "json")},

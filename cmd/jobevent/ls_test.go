@@ -108,3 +108,48 @@ func TestLs_S3(t *testing.T) {
 		t.Fatalf("stdout:\n%s", r.stdout)
 	}
 }
+
+// TestLs_MiddleSegment: ls reads a log of several segments whole, as status
+// does: a flipped middle segment of a finished failed-over log makes it
+// damaged, naming the segment, and the events ls counts are those status
+// counts.
+func TestLs_MiddleSegment(t *testing.T) {
+	dir := t.TempDir()
+	url := dir + "?prefix=j/"
+	segmentedLog(t, url, "failover.jsonl", 5)
+	var ls struct {
+		Logs []struct {
+			Status, Problem string
+			Events          int64
+		} `json:"logs"`
+	}
+	decodeLs := func() {
+		t.Helper()
+		if err := json.Unmarshal([]byte(runCLI(t, "ls", dir, "--format", "json").wantCode(t, 0).stdout), &ls); err != nil || len(ls.Logs) != 1 {
+			t.Fatalf("ls: %v, %+v", err, ls.Logs)
+		}
+	}
+	decodeLs()
+	st := decodeStatus(t, runCLI(t, "status", url, "--format", "json").wantCode(t, 0).stdout)
+	if got := ls.Logs[0]; got.Status != "finished" || got.Events != st.Events {
+		t.Fatalf("ls = %+v, want finished with status's %d events", got, st.Events)
+	}
+	segs, err := os.ReadDir(filepath.Join(dir, "j", "events"))
+	if err != nil || len(segs) < 3 {
+		t.Fatalf("segments: %v, %v", segs, err)
+	}
+	middle := filepath.Join(dir, "j", "events", segs[len(segs)/2].Name())
+	data, err := os.ReadFile(middle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[len(data)/2] ^= 0xff
+	if err := os.WriteFile(middle, data, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	runCLI(t, "status", url).wantCode(t, 2)
+	decodeLs()
+	if got := ls.Logs[0]; got.Status != "damaged" || !strings.Contains(got.Problem, segs[len(segs)/2].Name()) {
+		t.Fatalf("ls after a flipped middle segment = %+v, want damaged naming %s", got, segs[len(segs)/2].Name())
+	}
+}

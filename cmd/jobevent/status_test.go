@@ -49,6 +49,30 @@ func TestStatus(t *testing.T) {
 	}
 }
 
+// TestStatus_StatusKey: status's JSON names the state "status" as ls does,
+// and keeps "state" (keys are added, never renamed).
+func TestStatus_StatusKey(t *testing.T) {
+	dir := t.TempDir()
+	url := dir + "?prefix=jobs/failover/"
+	runCLI(t, "import", logPath("failover.jsonl"), url).wantCode(t, 0)
+	var st map[string]any
+	out := runCLI(t, "status", url, "--format", "json").wantCode(t, 0).stdout
+	if err := json.Unmarshal([]byte(out), &st); err != nil {
+		t.Fatal(err)
+	}
+	var ls struct {
+		Logs []struct {
+			Status string `json:"status"`
+		} `json:"logs"`
+	}
+	if err := json.Unmarshal([]byte(runCLI(t, "ls", dir, "--format", "json").wantCode(t, 0).stdout), &ls); err != nil {
+		t.Fatal(err)
+	}
+	if len(ls.Logs) != 1 || st["status"] != ls.Logs[0].Status || st["state"] != "finished" || st["status"] != "finished" {
+		t.Fatalf("status says state %v, status %v; ls says %+v; want finished everywhere", st["state"], st["status"], ls.Logs)
+	}
+}
+
 func TestStatus_Running(t *testing.T) {
 	url := t.TempDir()
 	runCLI(t, "import", logPath("running.jsonl"), url).wantCode(t, 0)

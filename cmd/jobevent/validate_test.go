@@ -85,6 +85,12 @@ func TestValidate_GitHubAnnotations(t *testing.T) {
 			t.Errorf("annotation %q, want ::error file=...,line=9,title=RULE::seq N: ...", line)
 		}
 	}
+	// The fenced rows of a JSONL log are located too: the line of the
+	// first of them.
+	r = runCLI(t, "validate", logPath("zombie.jsonl"), "--format", "github").wantCode(t, 0)
+	if want := "::warning file=" + logPath("zombie.jsonl") + ",line=16,title=fenced-write::seq 16: "; !strings.HasPrefix(r.stdout, want) {
+		t.Errorf("annotations = %q, want %q...", r.stdout, want)
+	}
 	// Bytes from the log are escaped: no terminal escape reaches the
 	// annotation, and ':' and ',' of a property are encoded.
 	bad := filepath.Join(t.TempDir(), "esc,a:b.jsonl")

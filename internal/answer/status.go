@@ -15,9 +15,12 @@ import (
 // Status is the answer of status: which master and epoch hold a job, its
 // heartbeat, progress and Recording health.
 type Status struct {
-	Log      string `json:"log"`
-	Job      string `json:"job"`
-	State    string `json:"state"` // finished, failed, canceled, running, stale, not started
+	Log   string `json:"log"`
+	Job   string `json:"job"`
+	State string `json:"state"` // finished, failed, canceled, running, stale, not started
+	// Status is State again, under the key ls gives it: JSON keys are
+	// added, never renamed.
+	Status   string `json:"status"`
 	Epoch    int32  `json:"epoch"`
 	Master   string `json:"master"`
 	StartSeq int64  `json:"start_seq"`
@@ -186,6 +189,7 @@ func fillProgress(s *replay.State, st *Status) {
 	default:
 		st.State = "running"
 	}
+	st.Status = st.State
 }
 
 // fillHealth fills in the recording health from the reader's notices and the

@@ -1,21 +1,27 @@
 #!/usr/bin/env bash
 # flipcheck.sh [FILE] regenerates the flip table pkg/flink/testdata/flips/<name>.txt: for every
-# byte of a real job-events file (by default the small events.1 below), whether Flink's own
+# byte of a real job-events file (by default the small events.1 of the Flink version's
+# min-pause-released-producer run, kept under pkg/flink/testdata/flips), whether Flink's own
 # FileSystemJobEventStore reads the file with that byte XOR 0x01 (a bit flip: names stay ASCII)
 # and XOR 0xff (a byte flip), one table each ("reads N": N events) or fails
 # ("fails": Flink fails the replay, deletes the log and restarts the job). pkg/flink's
 # TestFlipMatrix_Java compares jobevent's reader with the table, so go test needs no JVM.
-# FLINK=1.20 (the default) or FLINK=2 picks the Flink version, as for run.sh.
+# FLINK=1.20 (the default) or FLINK=2 picks the Flink version, as for run.sh; each version has
+# its own file and tables (1.20.5-*, 2.3.0-*).
 # The JVM runs with Flink's default JobManager heap (-Xmx1g), which decides what a huge claimed
 # length does (an OutOfMemoryError fails the replay).
-# CI: interop/flink/flipcheck.sh && git diff --exit-code pkg/flink/testdata/flips
+# CI: for each version, FLINK=$v interop/flink/flipcheck.sh; then git diff --exit-code pkg/flink/testdata/flips
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
-rel="${1:-pkg/flink/testdata/flips/1.20.5-min-pause-released-producer-events.1}"
 [ $# -le 1 ] || { echo "usage: [FLINK=1.20|2] flipcheck.sh [FILE]" >&2; exit 2; }
 
 . "$here/build.sh"
+case "$profile" in
+  flink-1.20) default=pkg/flink/testdata/flips/1.20.5-min-pause-released-producer-events.1 ;;
+  flink-2) default=pkg/flink/testdata/flips/2.3.0-min-pause-released-producer-events.1 ;;
+esac
+rel="${1:-$default}"
 
 name="$(echo "$rel" | sed 's#^pkg/flink/testdata/flips/##; s#^testdata/flink/##; s#/job-events/#-#; s#/#-#g')"
 jvm_tmp="$(mktemp -d "${TMPDIR:-/tmp}/flipcheck.XXXXXX")"

@@ -247,6 +247,50 @@ func TestSummary_Damaged(t *testing.T) {
 	}
 }
 
+// TestSummary_WholeLog: ls reads every segment of a log of several, as
+// status does: a finished log whose middle segment is flipped or torn is
+// damaged, naming that segment, and counts the events read before it; a
+// failed-over log counts the events as read, fenced rows left out.
+func TestSummary_WholeLog(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		damage func([]byte) []byte
+	}{{"middle flipped", flipMiddle}, {"middle torn", truncateHalf}} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := memLog(t)
+			claim(t, l, 1, 1)
+			events := numbered(genEvents(40, 9), 1, 1)
+			events[39].Kind, events[39].Status = format.KindJobFinished, format.StatusFinished
+			keys := writeSegments(t, l, events, 10)
+			if s, err := l.Summarize(ctx); err != nil || s.Status != "finished" || s.Events != 40 {
+				t.Fatalf("summary before the damage = %+v, %v; want finished, 40 events", s, err)
+			}
+			mangle(t, l, keys[1], tc.damage)
+			s, err := l.Summarize(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.Status != "damaged" || s.Finished || !strings.Contains(s.Problem, keys[1]) {
+				t.Fatalf("summary = %+v, want damaged with a problem naming %s", s, keys[1])
+			}
+			if s.Events != 10 || s.LastSeq != 10 || s.Job != "wordcount" || s.Segments != 4 {
+				t.Fatalf("summary = %+v, want 10 events read, job wordcount, 4 segments", s)
+			}
+		})
+	}
+	t.Run("failed over", func(t *testing.T) {
+		l := memLog(t)
+		read := fencedLog(t, l, true)
+		s, err := l.Summarize(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Status != "finished" || s.Events != int64(len(read)) || s.LastSeq != read[len(read)-1].Seq || s.Epochs != 2 {
+			t.Fatalf("summary = %+v, want finished, %d events to seq %d, 2 epochs", s, len(read), read[len(read)-1].Seq)
+		}
+	})
+}
+
 // Stand-ins for the keys of the segments, replaced once they are known.
 const keys0, keys2 = "<key 0>", "<key 2>"
 
@@ -254,5 +298,25 @@ func deleteKey(t *testing.T, l *Log, key string) {
 	t.Helper()
 	if err := l.store.delete(ctx, key); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestLog_Ended: Ended reads the newest segment alone: a log ends when it
+// ends with job_finished, whatever the segments before it hold.
+func TestLog_Ended(t *testing.T) {
+	l := memLog(t)
+	if ended, err := l.Ended(ctx); err != nil || ended {
+		t.Fatalf("Ended of a log without segments = %v, %v; want false", ended, err)
+	}
+	claim(t, l, 1, 1)
+	events := numbered(genEvents(30, 3), 1, 1)
+	writeSegments(t, l, events[:29], 10)
+	if ended, err := l.Ended(ctx); err != nil || ended {
+		t.Fatalf("Ended of an unfinished log = %v, %v; want false", ended, err)
+	}
+	events[29].Kind, events[29].Status = format.KindJobFinished, format.StatusFailed
+	writeSegments(t, l, events[29:], 10)
+	if ended, err := l.Ended(ctx); err != nil || !ended {
+		t.Fatalf("Ended of a finished log = %v, %v; want true", ended, err)
 	}
 }

@@ -152,7 +152,7 @@ func (r *JSONLReader) addFenced(e *format.Event, f *fence) {
 		r.run.Count++
 	} else {
 		r.endRun()
-		r.run = &fencedRun{Notice: format.Notice{Kind: format.NoticeFenced, Key: r.name, Seq: e.Seq, Epoch: e.Epoch, Count: 1}, fence: f}
+		r.run = &fencedRun{Notice: format.Notice{Kind: format.NoticeFenced, Key: r.name, Seq: e.Seq, Epoch: e.Epoch, Count: 1, Line: r.r.Line()}, fence: f}
 	}
 }
 

@@ -10,31 +10,31 @@ import (
 	"github.com/jobevent/jobevent/pkg/format"
 )
 
-// Summary describes a log from its listing, its epoch objects and two
-// segments (the first and the newest): what `jobevent ls` shows. It reads
-// no other segment, so it costs the same for a log of any length.
+// Summary describes a log from its listing, its epoch objects and a read of
+// all its segments by a Reader, as every other command reads it: what
+// `jobevent ls` shows.
 type Summary struct {
 	URL      string `json:"log"`
 	Prefix   string `json:"prefix"`   // the log's prefix within its bucket
 	Job      string `json:"job"`      // from the first event; "" when it cannot be read
 	Epochs   int    `json:"epochs"`   // claimed, or holding segments
 	Segments int    `json:"segments"` // segment objects, covered ones included
-	// Events and LastSeq count the events as read, from the segment names:
-	// covered segments and fenced rows left out (a torn segment is not
-	// detected without reading it).
+	// Events and LastSeq count the events as read: covered segments,
+	// fenced rows and torn tails left out; in a damaged log, those read
+	// before the damage.
 	Events       int64     `json:"events"`
 	LastSeq      int64     `json:"last_seq"`
 	Bytes        int64     `json:"bytes"` // of the segments
 	LastModified time.Time `json:"last_modified"`
 	// Status is job_finished's status (finished, failed, canceled) when
-	// the newest segment ends with it, else "unfinished"; "empty" for a
+	// the log ends with it, else "unfinished"; "empty" for a
 	// log without segments; "damaged" when what was read shows corruption
 	// (Problem says what), "torn" when the newest segment is torn. A
 	// damaged log is never shown with the status of a healthy one.
 	Status   string `json:"status"`
 	Finished bool   `json:"finished"`
-	// Problem says what could not be read, e.g. a newest segment without
-	// a footer; "" when all was well.
+	// Problem says what could not be read, e.g. a segment without a
+	// footer; "" when all was well.
 	Problem string `json:"problem,omitempty"`
 }
 
@@ -82,12 +82,6 @@ func (l *Log) Summarize(ctx context.Context) (*Summary, error) {
 	}
 	plan := buildPlan(segs, unknown, claimed)
 	s.Epochs = len(epochOrder(groupByEpoch(segs), claimed))
-	for _, it := range plan.items {
-		if it.err == nil {
-			s.Events += it.end() - it.First + 1
-			s.LastSeq = max(s.LastSeq, it.end())
-		}
-	}
 	if len(plan.items) == 0 {
 		if err := missingStart(claimed); err != nil && s.Problem == "" {
 			s.Problem = err.Error()
@@ -98,21 +92,9 @@ func (l *Log) Summarize(ctx context.Context) (*Summary, error) {
 	if err := checkNames(plan.items); err != nil && s.Problem == "" {
 		s.Problem = firstLine(err)
 	}
-	first, newest := plan.items[0], plan.items[len(plan.items)-1]
-	if e, err := l.firstEvent(ctx, first.Key); err == nil {
-		s.Job = e.Job
-	} else if s.Problem == "" {
-		s.Problem = firstLine(err)
-	}
 	s.Status = damagedStatus(s.Problem, "unfinished")
-	last, err := l.lastEvent(ctx, newest.Key)
-	switch {
-	case err != nil && errors.Is(err, format.ErrNoFooter) && s.Problem == "":
-		s.Problem, s.Status = firstLine(err), "torn"
-	case err != nil && s.Problem == "":
-		s.Problem, s.Status = firstLine(err), "damaged"
-	case err == nil && s.Problem == "" && last.Kind == format.KindJobFinished && last.Seq <= newest.end():
-		s.Status, s.Finished = last.Status, true
+	if err := l.readSummary(ctx, s, plan.items[len(plan.items)-1].Key); err != nil {
+		return nil, err
 	}
 	return s, nil
 }
@@ -162,17 +144,78 @@ func (l *Log) listEpochObjects(ctx context.Context) ([]objectInfo, error) {
 	return objs, nil
 }
 
-// firstEvent returns the first event of segment key.
-func (l *Log) firstEvent(ctx context.Context, key string) (format.Event, error) {
-	sr, err := l.OpenSegment(ctx, key)
+// readSummary reads the whole log with a Reader and fills in s from what it
+// read: the job, the events, the status of the end, and the first problem
+// when s has none yet (a torn newest segment, whose key is newest, makes
+// the log "torn"). Only an error of ctx is returned.
+func (l *Log) readSummary(ctx context.Context, s *Summary, newest string) error {
+	r, err := l.NewReader(ctx, ReaderOptions{})
 	if err != nil {
-		return format.Event{}, err
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		s.Problem, s.Status = firstLine(err), "damaged"
+		return nil
 	}
-	e, err := sr.Next()
+	defer r.Close()
+	var last format.Event
+	for {
+		batch, err := r.NextBatch()
+		if len(batch) > 0 {
+			if s.Events == 0 {
+				s.Job = batch[0].Job
+			}
+			s.Events += int64(len(batch))
+			last = batch[len(batch)-1]
+		}
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			s.LastSeq = last.Seq
+			if s.Problem == "" {
+				s.Problem, s.Status = firstLine(err), "damaged"
+			}
+			return nil
+		}
+	}
+	s.LastSeq = last.Seq
+	for _, n := range r.Notices() {
+		if n.Kind == format.NoticeTornTail && n.Key == newest && s.Problem == "" {
+			s.Problem, s.Status = firstLine(errors.New(n.String())), "torn"
+		}
+	}
+	if s.Problem == "" && last.Kind == format.KindJobFinished {
+		s.Status, s.Finished = last.Status, true
+	}
+	return nil
+}
+
+// Ended reports whether the newest segment of l decodes and ends with
+// job_finished. It reads the listing, the epoch objects and that segment
+// alone, whatever the length of the log; a log without segments has not
+// ended. Safe for concurrent use.
+func (l *Log) Ended(ctx context.Context) (bool, error) {
+	segs, unknown, err := l.listSegments(ctx)
 	if err != nil {
-		return format.Event{}, segmentError(key, err)
+		return false, err
 	}
-	return e, nil
+	claimed := make(map[int32]EpochInfo)
+	infos, err := l.Epochs(ctx)
+	if err != nil {
+		return false, err
+	}
+	for _, e := range infos {
+		claimed[e.Epoch] = e
+	}
+	plan := buildPlan(segs, unknown, claimed)
+	if len(plan.items) == 0 {
+		return false, nil
+	}
+	return l.endsFinished(ctx, plan.items[len(plan.items)-1].Key)
 }
 
 // lastEvent returns the last event of segment key.

@@ -17,6 +17,7 @@ import (
 // of a job-events file, what Flink's own reader makes of the file with the
 // byte at that offset XORed with mask: "reads N" or "fails".
 type flipTable struct {
+	flink   string // the Flink version that made it
 	file    string // relative to the module root
 	mask    byte
 	base    string
@@ -37,7 +38,7 @@ func readFlipTable(t *testing.T, path string) *flipTable {
 		if rest, ok := strings.CutPrefix(line, "# "); ok {
 			// # Flink V FileSystemJobEventStore reading FILE (N bytes) with one byte XOR 0xMM; ...
 			fields := strings.Fields(rest)
-			tab.file = fields[4]
+			tab.flink, tab.file = fields[1], fields[4]
 			m, err := strconv.ParseUint(strings.TrimSuffix(strings.TrimPrefix(fields[11], "0x"), ";"), 16, 8)
 			if err != nil {
 				t.Fatalf("%s: header %q: %v", path, line, err)
@@ -94,10 +95,14 @@ func readVerdict(data []byte) (string, error) {
 	}
 }
 
+// flipVersions are the Flink lines the flip tables must cover, each with
+// both masks: the two the harness runs (interop/flink/build.sh).
+var flipVersions = []string{"1.20.", "2."}
+
 // TestFlipMatrix_Java: every byte of a real events.N flipped in turn is
 // read, or refused, as Flink's own FileSystemJobEventStore does (the
 // tables under testdata/flips, made by interop/flink/flipcheck.sh with
-// Flink's classes).
+// Flink's classes), for Flink 1.20 and 2.x alike.
 // The Java side runs with Flink's default JobManager heap (1 GiB), which
 // decides what a huge claimed length does (jobManagerHeap).
 func TestFlipMatrix_Java(t *testing.T) {
@@ -105,9 +110,18 @@ func TestFlipMatrix_Java(t *testing.T) {
 	if err != nil || len(tables) == 0 {
 		t.Fatalf("no flip tables: %v", err)
 	}
+	masks := make(map[string]map[byte]bool) // by version line
 	for _, path := range tables {
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			tab := readFlipTable(t, path)
+			for _, v := range flipVersions {
+				if strings.HasPrefix(tab.flink, v) {
+					if masks[v] == nil {
+						masks[v] = make(map[byte]bool)
+					}
+					masks[v][tab.mask] = true
+				}
+			}
 			data, err := os.ReadFile(filepath.Join("..", "..", tab.file))
 			if err != nil {
 				t.Fatal(err)
@@ -131,5 +145,10 @@ func TestFlipMatrix_Java(t *testing.T) {
 				t.Errorf("%d of %d flips read unlike Flink:\n%s", len(wrong), len(data), strings.Join(wrong, "\n"))
 			}
 		})
+	}
+	for _, v := range flipVersions {
+		if !masks[v][0x01] || !masks[v][0xff] {
+			t.Errorf("flip tables of Flink %sx: masks %v, want 0x01 and 0xff (FLINK=%s interop/flink/flipcheck.sh)", v, masks[v], strings.TrimSuffix(v, "."))
+		}
 	}
 }

@@ -135,6 +135,26 @@ var implementations = map[string][]string{
 		"org.apache.flink.runtime.taskmanager.TaskManagerLocation$IpOnlyHostNameSupplier"},
 }
 
+// localSupers is the superclass of a local class that a field may be
+// declared as. Java checks a value against its local class, whatever the
+// stream's descriptors of its superclasses say (one Java cannot load is
+// skipped, checkDesc).
+var localSupers = map[string]string{
+	"java.util.concurrent.locks.ReentrantLock$NonfairSync":     "java.util.concurrent.locks.ReentrantLock$Sync",
+	"java.util.concurrent.locks.ReentrantLock$Sync":            "java.util.concurrent.locks.AbstractQueuedSynchronizer",
+	"java.util.concurrent.locks.AbstractQueuedSynchronizer":    "java.util.concurrent.locks.AbstractOwnableSynchronizer",
+	"java.util.concurrent.ConcurrentHashMap$Segment":           "java.util.concurrent.locks.ReentrantLock",
+	"java.util.LinkedHashMap":                                  "java.util.HashMap",
+	"java.net.Inet4Address":                                    "java.net.InetAddress",
+	"java.net.Inet6Address":                                    "java.net.InetAddress",
+	"java.lang.Double":                                         "java.lang.Number",
+	"java.util.Collections$UnmodifiableList":                   "java.util.Collections$UnmodifiableCollection",
+	"org.apache.flink.runtime.jobgraph.JobVertexID":            "org.apache.flink.util.AbstractID",
+	"org.apache.flink.runtime.jobgraph.IntermediateDataSetID":  "org.apache.flink.util.AbstractID",
+	"org.apache.flink.runtime.jobgraph.OperatorID":             "org.apache.flink.util.AbstractID",
+	"org.apache.flink.runtime.executiongraph.ExecutionGraphID": "org.apache.flink.util.AbstractID",
+}
+
 // javaChecker walks one decoded stream. opaque is set under values whose
 // classes Flink's class path may hold without our knowing them (user
 // accumulators, a third-party shuffle master snapshot): there, only the
@@ -271,11 +291,15 @@ func (c *javaChecker) assignable(v javaser.Value, class, what string, opaque boo
 		cd = v.Class
 	}
 	for d := cd; d != nil; d = d.Super {
-		if d.Name == class || slices.Contains(implementations[class], d.Name) {
+		if isA(d.Name, class) {
 			return nil
 		}
-		if d.Name == "java.net.InetAddress" && class == "java.net.InetAddress" {
-			return nil
+	}
+	if cd != nil {
+		for n := localSupers[cd.Name]; n != ""; n = localSupers[n] {
+			if isA(n, class) {
+				return nil
+			}
 		}
 	}
 	if cd != nil && opaque {
@@ -284,6 +308,12 @@ func (c *javaChecker) assignable(v javaser.Value, class, what string, opaque boo
 		}
 	}
 	return fmt.Errorf("ClassCastException: %s is %s, want %s", what, describe(v), class)
+}
+
+// isA reports whether the class name is class or one of its listed
+// implementations.
+func isA(name, class string) bool {
+	return name == class || slices.Contains(implementations[class], name)
 }
 
 // value checks v and everything it holds.

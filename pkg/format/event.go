@@ -222,6 +222,7 @@ type Notice struct {
 	Epoch   int32  // epoch concerned, when known
 	Count   int64  // rows concerned, when it applies
 	Message string
+	Line    int // line (from 1) of a text log where it begins; 0 when unknown
 }
 
 // NoticeKind classifies a Notice.

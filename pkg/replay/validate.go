@@ -177,7 +177,7 @@ func (v *validator) drainNotices() {
 		return
 	}
 	for _, n := range v.noticer.Notices() {
-		f := Finding{Severity: SeverityWarning, Seq: n.Seq, Key: n.Key, Message: n.Message}
+		f := Finding{Severity: SeverityWarning, Seq: n.Seq, Key: n.Key, Message: n.Message, Line: n.Line}
 		switch n.Kind {
 		case format.NoticeFenced:
 			f.Rule = RuleFencedWrite

@@ -370,11 +370,7 @@ func (s *workerSession) session(ctx context.Context, settings Settings) (int32, 
 // jobEnded reports whether the log ends in job_finished. It reads the
 // listing and the newest segment, not the whole log.
 func jobEnded(ctx context.Context, log *blob.Log) (bool, error) {
-	sum, err := log.Summarize(ctx)
-	if err != nil {
-		return false, err
-	}
-	return sum.Finished, nil
+	return log.Ended(ctx)
 }
 
 // dialable reports whether addr is a HOST:PORT a worker may dial. The
