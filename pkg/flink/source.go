@@ -40,7 +40,8 @@ type Log struct {
 	epochs  map[string]int32 // file -> JobMaster incarnation, from 1
 	graphs  []string         // ExecutionGraphID of each incarnation
 	warns   []Warning
-	count   int64 // records
+	count   int64       // records
+	cache   *eventCache // the events Open read; nil when it kept none
 }
 
 // recordReader is what a Log reads its records with: a *Reader.
@@ -74,6 +75,7 @@ func open(records func() (recordReader, error), opts Options) (*Log, error) {
 	}
 	l := &Log{records: records, opts: opts, epochs: map[string]int32{}}
 	g := newGraphBuilder()
+	cache := newEventCache()
 	var files []string
 	fileGraph := map[string]string{} // file -> graph id of its first finished record
 	for {
@@ -86,6 +88,9 @@ func open(records func() (recordReader, error), opts Options) (*Log, error) {
 		}
 		l.count++
 		g.add(rec.Event)
+		if cache != nil && !cache.add(rec) {
+			cache = nil
+		}
 		if len(files) == 0 || files[len(files)-1] != rec.File {
 			files = append(files, rec.File)
 		}
@@ -94,6 +99,7 @@ func open(records func() (recordReader, error), opts Options) (*Log, error) {
 		}
 	}
 	l.assignEpochs(files, fileGraph)
+	l.cache = cache
 	l.warns = r.Warnings()
 	if l.count == 0 {
 		return nil, noRecords(l.warns)
@@ -159,13 +165,17 @@ func (l *Log) Warnings() []Warning { return l.warns }
 // Records returns how many records the log holds.
 func (l *Log) Records() int64 { return l.count }
 
-// Events returns a source of the log's events; it reads the files again.
+// Events returns a source of the log's events: those Open read, or, for a
+// log of more events than it keeps, the files read again.
 func (l *Log) Events() (*Source, error) {
-	r, err := l.records()
-	if err != nil {
-		return nil, err
+	s := &Source{log: l, job: l.opts.Job, epoch: 1}
+	if l.cache == nil {
+		r, err := l.records()
+		if err != nil {
+			return nil, err
+		}
+		s.r = r
 	}
-	s := &Source{log: l, r: r, job: l.opts.Job, epoch: 1}
 	s.pending = []format.Event{
 		{Kind: format.KindJobSubmitted, Graph: l.graph},
 		{Kind: format.KindMasterStarted, Master: l.master(1)},
@@ -191,17 +201,24 @@ type Source struct {
 	epoch   int32
 	pending []format.Event
 	key     string
+	next    int // of the cached record to return next, when s.r is nil
 }
 
 // Next returns the next event, io.EOF after the last, or a *CorruptError.
 func (s *Source) Next() (format.Event, error) {
 	for len(s.pending) == 0 {
+		if s.r == nil {
+			if !s.nextCached() {
+				return format.Event{}, io.EOF
+			}
+			continue
+		}
 		rec, err := s.r.Next()
 		if err != nil {
 			return format.Event{}, err
 		}
 		s.key = rec.File + "@" + strconv.FormatInt(rec.Offset, 10)
-		s.pending = s.mapRecord(rec)
+		s.pending = s.mapRecord(rec.File, appendRecordEvents(nil, rec.Event, ID.String, func(s string) string { return s }))
 	}
 	e := s.pending[0]
 	s.pending = s.pending[1:]
@@ -215,38 +232,36 @@ func (s *Source) Next() (format.Event, error) {
 func (s *Source) Key() string { return s.key }
 
 // Close releases the open file.
-func (s *Source) Close() error { return s.r.Close() }
+func (s *Source) Close() error {
+	if s.r == nil {
+		return nil
+	}
+	return s.r.Close()
+}
 
-// mapRecord returns the events of one record, opening a new incarnation
-// with its master_started when the record's file starts one.
-func (s *Source) mapRecord(rec *Record) []format.Event {
-	var out []format.Event
-	if e := s.log.epochs[rec.File]; e > s.epoch {
+// nextCached makes the events of the next cached record pending; it
+// reports false after the last.
+func (s *Source) nextCached() bool {
+	c := s.log.cache
+	if s.next >= len(c.recs) {
+		return false
+	}
+	rec := c.recs[s.next]
+	s.next++
+	file := c.files[rec.file]
+	s.key = file + "@" + strconv.FormatInt(rec.off, 10)
+	s.pending = s.mapRecord(file, c.events[rec.start:rec.end:rec.end])
+	return true
+}
+
+// mapRecord returns the events of one record of file, opening a new
+// incarnation with its master_started when the record's file starts one.
+func (s *Source) mapRecord(file string, events []format.Event) []format.Event {
+	if e := s.log.epochs[file]; e > s.epoch {
 		s.epoch = e
-		out = append(out, format.Event{Kind: format.KindMasterStarted, Master: s.log.master(e), Recovering: true})
+		return append([]format.Event{{Kind: format.KindMasterStarted, Master: s.log.master(e), Recovering: true}}, events...)
 	}
-	switch e := rec.Event.(type) {
-	case *JobVertexInitialized:
-		out = append(out, format.Event{Kind: format.KindVertexInitialized, Vertex: e.JobVertexID.String(), Parallelism: e.Parallelism})
-	case *VertexFinished:
-		v := e.AttemptID.Vertex
-		m := e.IOMetrics
-		out = append(out, format.Event{
-			Kind: format.KindSubtaskFinished, Vertex: v.JobVertexID.String(), Subtask: v.SubtaskIndex,
-			Attempt: e.AttemptID.AttemptNumber, Worker: e.Location.ResourceID,
-			RecordsIn: m.NumRecordsIn, RecordsOut: m.NumRecordsOut, BytesIn: m.NumBytesIn, BytesOut: m.NumBytesOut,
-		})
-		if e.SnapshotPoint {
-			out = append(out, format.Event{Kind: format.KindSnapshot, Coordinators: coordinators(e.CoordinatorSnapshots)})
-		}
-	case *VertexReset:
-		refs := make([]format.SubtaskRef, len(e.Vertices))
-		for i, v := range e.Vertices {
-			refs[i] = format.SubtaskRef{Vertex: v.JobVertexID.String(), Subtask: v.SubtaskIndex}
-		}
-		out = append(out, format.Event{Kind: format.KindSubtasksReset, Subtasks: refs, Reason: ReasonFlink})
-	}
-	return out
+	return events
 }
 
 // coordinators maps coordinator snapshots by operator id to jobevent's
