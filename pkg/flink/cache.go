@@ -14,20 +14,29 @@ const cacheLimit = 1 << 20
 // fields the mapping uses (the payloads and the decoded fields no event
 // carries are dropped), so that Events is one pass over memory.
 type eventCache struct {
-	files  []string       // file names, in order
-	recs   []cachedRecord // one per record
-	events []format.Event // the records' events, without master_started
-	ids    map[ID]string  // JobVertexID -> its string, shared by every event
+	files  []string         // file names, in order
+	chunks [][]cachedRecord // the records, cacheChunk a chunk, so that none is copied to grow
+	n      int              // records
+	events int              // events held, without master_started
+	ids    map[ID]string    // JobVertexID -> its string, shared by every event
 	names  map[string]string
+	buf    []format.Event
 }
 
-// cachedRecord is where a record was and which of the cache's events are
-// its own: events[start:end].
+// cacheChunk is how many records a chunk of the cache holds.
+const cacheChunk = 4096
+
+// cachedRecord is where a record was and its events: one, or a finished
+// event and the snapshot it is a point of.
 type cachedRecord struct {
-	file       int32
-	off        int64
-	start, end int32
+	file  int32
+	off   int64
+	ev    format.Event
+	extra *format.Event
 }
+
+// record returns the i-th record.
+func (c *eventCache) record(i int) *cachedRecord { return &c.chunks[i/cacheChunk][i%cacheChunk] }
 
 func newEventCache() *eventCache {
 	return &eventCache{ids: map[ID]string{}, names: map[string]string{}}
@@ -39,13 +48,39 @@ func (c *eventCache) add(rec *Record) bool {
 	if len(c.files) == 0 || c.files[len(c.files)-1] != rec.File {
 		c.files = append(c.files, rec.File)
 	}
-	start := len(c.events)
-	c.events = appendRecordEvents(c.events, rec.Event, c.vertex, c.intern)
-	if len(c.events) > cacheLimit {
+	c.buf = appendRecordEvents(c.buf[:0], rec.Event, c.vertex, c.intern)
+	if c.events += len(c.buf); c.events > cacheLimit {
 		return false
 	}
-	c.recs = append(c.recs, cachedRecord{file: int32(len(c.files) - 1), off: rec.Offset, start: int32(start), end: int32(len(c.events))})
+	if c.n%cacheChunk == 0 {
+		c.chunks = append(c.chunks, make([]cachedRecord, 0, cacheChunk))
+	}
+	last := &c.chunks[len(c.chunks)-1]
+	*last = append(*last, cachedRecord{file: int32(len(c.files) - 1), off: rec.Offset})
+	cr := &(*last)[len(*last)-1]
+	switch len(c.buf) {
+	case 2:
+		extra := c.buf[1]
+		cr.extra = &extra
+		fallthrough
+	case 1:
+		cr.ev = c.buf[0]
+	}
+	c.n++
 	return true
+}
+
+// appendEvents appends the events of the i-th record.
+func (c *eventCache) appendEvents(out []format.Event, i int) []format.Event {
+	cr := c.record(i)
+	if cr.ev.Kind == "" {
+		return out
+	}
+	out = append(out, cr.ev)
+	if cr.extra != nil {
+		out = append(out, *cr.extra)
+	}
+	return out
 }
 
 // vertex returns the string of a JobVertexID, one string per vertex.

@@ -200,8 +200,10 @@ type Source struct {
 	seq     int64
 	epoch   int32
 	pending []format.Event
-	key     string
-	next    int // of the cached record to return next, when s.r is nil
+	keyFile string // where the last record was: file, "" before the first
+	keyOff  int64
+	next    int            // of the cached record to return next, when s.r is nil
+	buf     []format.Event // the pending events of a cached record
 }
 
 // Next returns the next event, io.EOF after the last, or a *CorruptError.
@@ -217,7 +219,7 @@ func (s *Source) Next() (format.Event, error) {
 		if err != nil {
 			return format.Event{}, err
 		}
-		s.key = rec.File + "@" + strconv.FormatInt(rec.Offset, 10)
+		s.keyFile, s.keyOff = rec.File, rec.Offset
 		s.pending = s.mapRecord(rec.File, appendRecordEvents(nil, rec.Event, ID.String, func(s string) string { return s }))
 	}
 	e := s.pending[0]
@@ -229,7 +231,12 @@ func (s *Source) Next() (format.Event, error) {
 
 // Key returns where the last event came from: "events.3@1234" (file and
 // byte offset of its record), or "" for a synthesized event.
-func (s *Source) Key() string { return s.key }
+func (s *Source) Key() string {
+	if s.keyFile == "" {
+		return ""
+	}
+	return s.keyFile + "@" + strconv.FormatInt(s.keyOff, 10)
+}
 
 // Close releases the open file.
 func (s *Source) Close() error {
@@ -243,14 +250,15 @@ func (s *Source) Close() error {
 // reports false after the last.
 func (s *Source) nextCached() bool {
 	c := s.log.cache
-	if s.next >= len(c.recs) {
+	if s.next >= c.n {
 		return false
 	}
-	rec := c.recs[s.next]
-	s.next++
+	rec := c.record(s.next)
 	file := c.files[rec.file]
-	s.key = file + "@" + strconv.FormatInt(rec.off, 10)
-	s.pending = s.mapRecord(file, c.events[rec.start:rec.end:rec.end])
+	s.keyFile, s.keyOff = file, rec.off
+	s.buf = c.appendEvents(s.buf[:0], s.next)
+	s.pending = s.mapRecord(file, s.buf)
+	s.next++
 	return true
 }
 
