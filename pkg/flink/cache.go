@@ -7,8 +7,9 @@ import (
 // cacheLimit bounds how many events Open keeps for Events to replay
 // without reading the files again: a log of more events is read a second
 // time, so that memory stays bounded whatever the log's size. An event is
-// a few hundred bytes; the records it stands for are kilobytes.
-const cacheLimit = 1 << 20
+// about 300 bytes (80 MB at the limit); the records it stands for are
+// kilobytes.
+const cacheLimit = 1 << 18
 
 // eventCache holds the events of every record Open read, projected to the
 // fields the mapping uses (the payloads and the decoded fields no event
