@@ -272,17 +272,6 @@ func (s *Source) mapRecord(file string, events []format.Event) []format.Event {
 	return events
 }
 
-// coordinators maps coordinator snapshots by operator id to jobevent's
-// snapshot map by vertex: the head operator of a chain has its vertex's
-// id.
-func coordinators(cs []CoordinatorSnapshot) map[string][]byte {
-	m := make(map[string][]byte, len(cs))
-	for _, c := range cs {
-		m[c.OperatorID.String()] = c.State
-	}
-	return m
-}
-
 // JobOfDir returns the job id of a job-events directory path
 // (<storageDir>/<cluster-id>/<job id>/job-events), "" when the path does
 // not end so.
