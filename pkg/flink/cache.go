@@ -9,8 +9,7 @@ import (
 // time, so that memory stays bounded whatever the log's size. An event is
 // about 330 bytes with its place in the files, plus a snapshot's coordinator
 // states (100k events of a real run: about 75 MB live); the records it
-// stands for are
-// kilobytes.
+// stands for are kilobytes.
 const cacheLimit = 1 << 18
 
 // eventCache holds the events of every record Open read, projected to the
