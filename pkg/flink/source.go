@@ -42,7 +42,20 @@ type Log struct {
 	warns   []Warning
 	count   int64       // records
 	cache   *eventCache // the events Open read; nil when it kept none
+	accs    []AccumulatorUse
 }
+
+// AccumulatorUse is the first record that holds an accumulator of a
+// class: the accumulator's name and class, and the record's place.
+type AccumulatorUse struct {
+	Name, Class string
+	File        string
+	Offset      int64
+}
+
+// Accumulators returns, for each accumulator class the log's records
+// hold ("" for a null one aside), its first use, in record order.
+func (l *Log) Accumulators() []AccumulatorUse { return l.accs }
 
 // recordReader is what a Log reads its records with: a *Reader.
 type recordReader interface {
@@ -76,6 +89,7 @@ func open(records func() (recordReader, error), opts Options) (*Log, error) {
 	l := &Log{records: records, opts: opts, epochs: map[string]int32{}}
 	g := newGraphBuilder()
 	cache := newEventCache()
+	seenAcc := map[string]bool{}
 	var files []string
 	fileGraph := map[string]string{} // file -> graph id of its first finished record
 	for {
@@ -91,6 +105,7 @@ func open(records func() (recordReader, error), opts Options) (*Log, error) {
 		if cache != nil && !cache.add(rec) {
 			cache = nil
 		}
+		l.noteAccumulators(rec, seenAcc)
 		if len(files) == 0 || files[len(files)-1] != rec.File {
 			files = append(files, rec.File)
 		}
@@ -109,6 +124,21 @@ func open(records func() (recordReader, error), opts Options) (*Log, error) {
 		return nil, err
 	}
 	return l, nil
+}
+
+// noteAccumulators appends the accumulator classes rec is the first
+// record to hold.
+func (l *Log) noteAccumulators(rec *Record, seen map[string]bool) {
+	f, ok := rec.Event.(*VertexFinished)
+	if !ok {
+		return
+	}
+	for _, a := range f.Accumulators {
+		if a.Class != "" && !seen[a.Class] {
+			seen[a.Class] = true
+			l.accs = append(l.accs, AccumulatorUse{Name: a.Name, Class: a.Class, File: rec.File, Offset: rec.Offset})
+		}
+	}
 }
 
 // assignEpochs numbers the JobMaster incarnations: each JobMaster writes
