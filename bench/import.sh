@@ -4,7 +4,8 @@
 #   import: `jobevent import` of a generated JSON lines log (bench/logbench -shape wide: a
 #   source → map → sink run with noisy metrics) into a file:// log, with this tree's binary and,
 #   when BASE is given, another binary on the same file; each run 3 times, medians of wall,
-#   user+sys CPU and peak RSS (/usr/bin/time).
+#   user+sys CPU and peak RSS (/usr/bin/time); then DuckDB converting the same file to Parquet,
+#   and the ratio of the two wall times.
 #
 #   recording: every job of testdata/jobs run clean, and crashed after half of its events
 #   (--crash-after-seq, --seed 1) then resumed (--resume); the share of the master's wall time
@@ -43,9 +44,24 @@ import_bench() { # name binary
 	printf '%-8s %8.2f s wall %10.0f events/s %8.2f s CPU %10.0f events/CPU-s %6d MiB RSS\n' \
 		"$1" "$w" "$(echo "$n / $w" | bc -l)" "$c" "$(echo "$n / $c" | bc -l)" "$((r >> 10))"
 }
-import_bench this "$out/jobevent"
+import_bench this "$out/jobevent" | tee "$out/this.txt"
 if [ -n "$base" ]; then
 	import_bench base "$base"
+fi
+
+# The peer, in the same run: DuckDB converting the same JSON lines file to Parquet (npm
+# @duckdb/node-api at the version interop/duckdb pins, installed once under
+# $JOBEVENT_BENCH_CACHE, as bench/read.sh does). Skipped without node and npm.
+cache=${JOBEVENT_BENCH_CACHE:-$HOME/.cache/jobevent-bench}
+if command -v node >/dev/null && command -v npm >/dev/null; then
+	version=$(sed -n 's/.*"@duckdb\/node-api": *"\([^"]*\)".*/\1/p' interop/duckdb/package.json)
+	if [ ! -d "$cache/node_modules/@duckdb/node-api" ]; then
+		npm install --prefix "$cache" --no-audit --no-fund --no-save --loglevel=error "@duckdb/node-api@$version" >/dev/null
+	fi
+	cp bench/readbench/duckdb_import.mjs "$cache/duckdb_import.mjs"
+	node "$cache/duckdb_import.mjs" "$out/log.jsonl" "$out" 3 | tee "$out/duckdb.txt" | grep -v '^duckdb_wall'
+	awk 'NR==FNR && $1=="this" {w=$2} NR!=FNR && $1=="duckdb_wall" {printf "import / DuckDB: %.2fx the wall time\n", w/$2}' \
+		"$out/this.txt" "$out/duckdb.txt"
 fi
 
 # Recording share of the shipped jobs, run from a copy (outputs land next to the spec).

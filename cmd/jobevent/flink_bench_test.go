@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/jobevent/jobevent/internal/cputime"
 	"github.com/jobevent/jobevent/internal/flinkfixture"
 )
 
@@ -14,7 +15,7 @@ import (
 // a Flink job-events directory of 100k finished events: the records of a
 // real Flink run (testdata/flink, 1.20.5 rebalance-hash), its finished
 // records repeated after them, through the whole command (recognition,
-// both reads of the files, fold, plan, JSON).
+// the read of the files, fold, plan, JSON), in wall and CPU time.
 func BenchmarkFlinkDryRun(b *testing.B) {
 	data, err := os.ReadFile(filepath.Join(flinkfixture.Find(b, "rebalance-hash").JobEvents, "events.0"))
 	if err != nil {
@@ -47,12 +48,14 @@ func BenchmarkFlinkDryRun(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.ResetTimer()
+	cpu := cputime.Process()
 	for range b.N {
 		r := runMain(b.Context(), []string{"jobevent", "replay", dir, "--dry-run", "--format", "json"}, bytes.NewReader(nil), &bytes.Buffer{}, &bytes.Buffer{})
 		if r != 0 {
 			b.Fatalf("exit %d", r)
 		}
 	}
+	b.ReportMetric((cputime.Process()-cpu).Seconds()/float64(b.N), "cpu-s/op")
 	b.ReportMetric(float64(records), "records")
 	b.ReportMetric(float64(records)*float64(b.N)/b.Elapsed().Seconds(), "records/s")
 }

@@ -443,16 +443,19 @@ func jdkReadObject(d javaser.ClassData) error {
 // the generic reader reads the stream again and says what Java says.
 func (f *fastDecoder) javaValid() bool {
 	descs := f.d.ClassDescs()
-	supers := map[*javaser.ClassDesc]bool{}
-	for _, cd := range descs {
-		supers[cd.Super] = true
-	}
+	var supers map[*javaser.ClassDesc]bool // built when a descriptor is not known valid
 	for _, cd := range descs {
 		if cd.Proxy {
 			return false
 		}
 		if f.validDescs[cd] {
 			continue
+		}
+		if supers == nil {
+			supers = map[*javaser.ClassDesc]bool{}
+			for _, d := range descs {
+				supers[d.Super] = true
+			}
 		}
 		if _, known := localClasses[cd.Name]; !known && supers[cd] {
 			continue

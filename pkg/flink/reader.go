@@ -38,7 +38,9 @@ type Record struct {
 	File   string // e.g. "events.0"
 	Offset int64  // of the record's type field in File
 	Type   int32
-	// Payload is the record's payload as written.
+	// Payload is the record's payload as written. It is valid until the
+	// next call of the Reader's Next: the Reader reads every payload into
+	// one buffer (Event holds no part of it).
 	Payload []byte
 	Event   Event
 }
@@ -58,6 +60,7 @@ type Reader struct {
 	off      int64
 	size     int64 // of the open file when opened; -1 if unknown
 	seq      int64
+	buf      []byte // the payload buffer, reused from record to record
 	warnings []Warning
 	err      error
 }
@@ -264,11 +267,13 @@ func (r *Reader) decodeFailed(start int64, typ int32, err error) error {
 	return &CorruptError{File: r.name, Offset: start, Err: fmt.Errorf("type %d record: %w", typ, err)}
 }
 
-// readPayload reads n bytes, allocating as the bytes arrive (for a file
-// whose size is unknown, a claimed length is only bounded this way). It returns
-// io.ErrUnexpectedEOF, with the bytes read, when the file ends first.
+// readPayload reads n bytes into the Reader's buffer, growing it as the
+// bytes arrive (for a file whose size is unknown, a claimed length is
+// only bounded this way). It returns io.ErrUnexpectedEOF, with the bytes
+// read, when the file ends first.
 func (r *Reader) readPayload(n int) ([]byte, error) {
-	buf := make([]byte, 0, min(n, maxChunk))
+	buf := r.buf[:0]
+	defer func() { r.buf = buf[:0] }()
 	for len(buf) < n {
 		k := min(n-len(buf), maxChunk)
 		buf = slices.Grow(buf, k)

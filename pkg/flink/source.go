@@ -40,8 +40,22 @@ type Log struct {
 	epochs  map[string]int32 // file -> JobMaster incarnation, from 1
 	graphs  []string         // ExecutionGraphID of each incarnation
 	warns   []Warning
-	count   int64 // records
+	count   int64       // records
+	cache   *eventCache // the events Open read; nil when it kept none
+	accs    []AccumulatorUse
 }
+
+// AccumulatorUse is the first record that holds an accumulator of a
+// class: the accumulator's name and class, and the record's place.
+type AccumulatorUse struct {
+	Name, Class string
+	File        string
+	Offset      int64
+}
+
+// Accumulators returns, for each accumulator class the log's records
+// hold ("" for a null one aside), its first use, in record order.
+func (l *Log) Accumulators() []AccumulatorUse { return l.accs }
 
 // recordReader is what a Log reads its records with: a *Reader.
 type recordReader interface {
@@ -74,6 +88,8 @@ func open(records func() (recordReader, error), opts Options) (*Log, error) {
 	}
 	l := &Log{records: records, opts: opts, epochs: map[string]int32{}}
 	g := newGraphBuilder()
+	cache := newEventCache()
+	seenAcc := map[string]bool{}
 	var files []string
 	fileGraph := map[string]string{} // file -> graph id of its first finished record
 	for {
@@ -86,6 +102,10 @@ func open(records func() (recordReader, error), opts Options) (*Log, error) {
 		}
 		l.count++
 		g.add(rec.Event)
+		if cache != nil && !cache.add(rec) {
+			cache = nil
+		}
+		l.noteAccumulators(rec, seenAcc)
 		if len(files) == 0 || files[len(files)-1] != rec.File {
 			files = append(files, rec.File)
 		}
@@ -94,6 +114,7 @@ func open(records func() (recordReader, error), opts Options) (*Log, error) {
 		}
 	}
 	l.assignEpochs(files, fileGraph)
+	l.cache = cache
 	l.warns = r.Warnings()
 	if l.count == 0 {
 		return nil, noRecords(l.warns)
@@ -103,6 +124,21 @@ func open(records func() (recordReader, error), opts Options) (*Log, error) {
 		return nil, err
 	}
 	return l, nil
+}
+
+// noteAccumulators appends the accumulator classes rec is the first
+// record to hold.
+func (l *Log) noteAccumulators(rec *Record, seen map[string]bool) {
+	f, ok := rec.Event.(*VertexFinished)
+	if !ok {
+		return
+	}
+	for _, a := range f.Accumulators {
+		if a.Class != "" && !seen[a.Class] {
+			seen[a.Class] = true
+			l.accs = append(l.accs, AccumulatorUse{Name: a.Name, Class: a.Class, File: rec.File, Offset: rec.Offset})
+		}
+	}
 }
 
 // assignEpochs numbers the JobMaster incarnations: each JobMaster writes
@@ -159,13 +195,17 @@ func (l *Log) Warnings() []Warning { return l.warns }
 // Records returns how many records the log holds.
 func (l *Log) Records() int64 { return l.count }
 
-// Events returns a source of the log's events; it reads the files again.
+// Events returns a source of the log's events: those Open read, or, for a
+// log of more events than it keeps, the files read again.
 func (l *Log) Events() (*Source, error) {
-	r, err := l.records()
-	if err != nil {
-		return nil, err
+	s := &Source{log: l, job: l.opts.Job, epoch: 1}
+	if l.cache == nil {
+		r, err := l.records()
+		if err != nil {
+			return nil, err
+		}
+		s.r = r
 	}
-	s := &Source{log: l, r: r, job: l.opts.Job, epoch: 1}
 	s.pending = []format.Event{
 		{Kind: format.KindJobSubmitted, Graph: l.graph},
 		{Kind: format.KindMasterStarted, Master: l.master(1)},
@@ -190,18 +230,27 @@ type Source struct {
 	seq     int64
 	epoch   int32
 	pending []format.Event
-	key     string
+	keyFile string // where the last record was: file, "" before the first
+	keyOff  int64
+	next    int            // of the cached record to return next, when s.r is nil
+	buf     []format.Event // the pending events of a cached record
 }
 
 // Next returns the next event, io.EOF after the last, or a *CorruptError.
 func (s *Source) Next() (format.Event, error) {
 	for len(s.pending) == 0 {
+		if s.r == nil {
+			if !s.nextCached() {
+				return format.Event{}, io.EOF
+			}
+			continue
+		}
 		rec, err := s.r.Next()
 		if err != nil {
 			return format.Event{}, err
 		}
-		s.key = rec.File + "@" + strconv.FormatInt(rec.Offset, 10)
-		s.pending = s.mapRecord(rec)
+		s.keyFile, s.keyOff = rec.File, rec.Offset
+		s.pending = s.mapRecord(rec.File, appendRecordEvents(nil, rec.Event, ID.String, func(s string) string { return s }))
 	}
 	e := s.pending[0]
 	s.pending = s.pending[1:]
@@ -212,52 +261,45 @@ func (s *Source) Next() (format.Event, error) {
 
 // Key returns where the last event came from: "events.3@1234" (file and
 // byte offset of its record), or "" for a synthesized event.
-func (s *Source) Key() string { return s.key }
-
-// Close releases the open file.
-func (s *Source) Close() error { return s.r.Close() }
-
-// mapRecord returns the events of one record, opening a new incarnation
-// with its master_started when the record's file starts one.
-func (s *Source) mapRecord(rec *Record) []format.Event {
-	var out []format.Event
-	if e := s.log.epochs[rec.File]; e > s.epoch {
-		s.epoch = e
-		out = append(out, format.Event{Kind: format.KindMasterStarted, Master: s.log.master(e), Recovering: true})
+func (s *Source) Key() string {
+	if s.keyFile == "" {
+		return ""
 	}
-	switch e := rec.Event.(type) {
-	case *JobVertexInitialized:
-		out = append(out, format.Event{Kind: format.KindVertexInitialized, Vertex: e.JobVertexID.String(), Parallelism: e.Parallelism})
-	case *VertexFinished:
-		v := e.AttemptID.Vertex
-		m := e.IOMetrics
-		out = append(out, format.Event{
-			Kind: format.KindSubtaskFinished, Vertex: v.JobVertexID.String(), Subtask: v.SubtaskIndex,
-			Attempt: e.AttemptID.AttemptNumber, Worker: e.Location.ResourceID,
-			RecordsIn: m.NumRecordsIn, RecordsOut: m.NumRecordsOut, BytesIn: m.NumBytesIn, BytesOut: m.NumBytesOut,
-		})
-		if e.SnapshotPoint {
-			out = append(out, format.Event{Kind: format.KindSnapshot, Coordinators: coordinators(e.CoordinatorSnapshots)})
-		}
-	case *VertexReset:
-		refs := make([]format.SubtaskRef, len(e.Vertices))
-		for i, v := range e.Vertices {
-			refs[i] = format.SubtaskRef{Vertex: v.JobVertexID.String(), Subtask: v.SubtaskIndex}
-		}
-		out = append(out, format.Event{Kind: format.KindSubtasksReset, Subtasks: refs, Reason: ReasonFlink})
-	}
-	return out
+	return s.keyFile + "@" + strconv.FormatInt(s.keyOff, 10)
 }
 
-// coordinators maps coordinator snapshots by operator id to jobevent's
-// snapshot map by vertex: the head operator of a chain has its vertex's
-// id.
-func coordinators(cs []CoordinatorSnapshot) map[string][]byte {
-	m := make(map[string][]byte, len(cs))
-	for _, c := range cs {
-		m[c.OperatorID.String()] = c.State
+// Close releases the open file.
+func (s *Source) Close() error {
+	if s.r == nil {
+		return nil
 	}
-	return m
+	return s.r.Close()
+}
+
+// nextCached makes the events of the next cached record pending; it
+// reports false after the last.
+func (s *Source) nextCached() bool {
+	c := s.log.cache
+	if s.next >= c.n {
+		return false
+	}
+	rec := c.record(s.next)
+	file := c.files[rec.file]
+	s.keyFile, s.keyOff = file, rec.off
+	s.buf = c.appendEvents(s.buf[:0], s.next)
+	s.pending = s.mapRecord(file, s.buf)
+	s.next++
+	return true
+}
+
+// mapRecord returns the events of one record of file, opening a new
+// incarnation with its master_started when the record's file starts one.
+func (s *Source) mapRecord(file string, events []format.Event) []format.Event {
+	if e := s.log.epochs[file]; e > s.epoch {
+		s.epoch = e
+		return append([]format.Event{{Kind: format.KindMasterStarted, Master: s.log.master(e), Recovering: true}}, events...)
+	}
+	return events
 }
 
 // JobOfDir returns the job id of a job-events directory path

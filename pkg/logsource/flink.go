@@ -271,31 +271,15 @@ func unmatchedCoordinators(l *flink.Log, kinds map[string]string) []format.Notic
 // (deleting the log and restarting the whole job) when the class is only
 // in the job's jar.
 func userAccumulators(l *flink.Log) []replay.Finding {
-	r, err := l.Reader()
-	if err != nil {
-		return nil
-	}
-	defer r.Close()
 	var out []replay.Finding
-	seen := map[string]bool{}
-	for {
-		rec, err := r.Next()
-		if err != nil {
-			return out
-		}
-		f, ok := rec.Event.(*flink.VertexFinished)
-		if !ok {
+	for _, a := range l.Accumulators() {
+		if strings.HasPrefix(a.Class, "org.apache.flink.") || strings.HasPrefix(a.Class, "java.") {
 			continue
 		}
-		for _, a := range f.Accumulators {
-			if a.Class == "" || seen[a.Class] || strings.HasPrefix(a.Class, "org.apache.flink.") || strings.HasPrefix(a.Class, "java.") {
-				continue
-			}
-			seen[a.Class] = true
-			out = append(out, replay.Finding{Severity: replay.SeverityWarning, Rule: RuleFlinkAccumulator, Key: fmt.Sprintf("%s@%d", rec.File, rec.Offset),
-				Message: fmt.Sprintf("accumulator %q is of class %s: Flink reads it with the system class loader when it replays this log; if the class is only in the job's jar, Flink fails the replay, deletes the log and restarts the whole job", a.Name, a.Class)})
-		}
+		out = append(out, replay.Finding{Severity: replay.SeverityWarning, Rule: RuleFlinkAccumulator, Key: fmt.Sprintf("%s@%d", a.File, a.Offset),
+			Message: fmt.Sprintf("accumulator %q is of class %s: Flink reads it with the system class loader when it replays this log; if the class is only in the job's jar, Flink fails the replay, deletes the log and restarts the whole job", a.Name, a.Class)})
 	}
+	return out
 }
 
 func asCorrupt(err error) (*flink.CorruptError, bool) {
