@@ -1,6 +1,7 @@
 package io.github.jobevent.flinkharness;
 
 import org.apache.flink.runtime.rest.util.RestMapperUtils;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -44,9 +45,21 @@ final class RestCheck {
             throw new ScenarioRun.HarnessFailure("rest check: jobevent --flink-rest exited " + p.exitValue() + ": "
                     + (err.contains("\n") ? err.substring(err.lastIndexOf('\n') + 1) : err));
         }
+        TreeSet<String> diffs = differences(RestMapperUtils.getStrictObjectMapper().readTree(json.toFile()), truth);
+        if (!diffs.isEmpty()) {
+            throw new ScenarioRun.HarnessFailure("rest check: the dry run with --flink-rest differs from what Flink did: "
+                    + String.join("; ", diffs));
+        }
+    }
+
+    /**
+     * differences compares a dry run's JSON plan with the truth, subtask by subtask: what the
+     * plan decided (keep or rerun, with the attempt) against what Flink did.
+     */
+    @SuppressWarnings("unchecked")
+    static TreeSet<String> differences(JsonNode plan, Map<String, Object> truth) {
         Map<String, String> got = new HashMap<>();
-        var tree = RestMapperUtils.getStrictObjectMapper().readTree(json.toFile());
-        for (var st : tree.path("subtasks")) {
+        for (var st : plan.path("subtasks")) {
             got.put(st.path("vertex").asText() + "/" + st.path("subtask").asInt(),
                     decision(!st.path("decision").asText().equals("keep"), st.path("attempt").asInt()));
         }
@@ -62,10 +75,7 @@ final class RestCheck {
         for (String key : new ArrayList<>(got.keySet())) {
             diffs.add(key + ": jobevent " + got.get(key) + ", not in the truth");
         }
-        if (!diffs.isEmpty()) {
-            throw new ScenarioRun.HarnessFailure("rest check: the dry run with --flink-rest differs from what Flink did: "
-                    + String.join("; ", diffs));
-        }
+        return diffs;
     }
 
     private static String decision(boolean rerun, int attempt) {

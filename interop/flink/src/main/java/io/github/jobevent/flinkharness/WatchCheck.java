@@ -16,7 +16,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
@@ -189,23 +188,7 @@ final class WatchCheck {
         System.out.printf("watch: archive %s: %d files (%d at the failover), dry run at seq %d equal to the copy's and to "
                 + "Flink's; with no flag %s%n", arch, all.size(), copied.size(), at,
                 noFlag.equals(onCopy) ? "equal too" : "planned at seq " + RestMapperUtils.getStrictObjectMapper().readTree(noFlag).path("last_seq").asLong());
-        Map<String, String> got = new HashMap<>();
-        for (var st : RestMapperUtils.getStrictObjectMapper().readTree(onArchive).path("subtasks")) {
-            got.put(st.path("vertex").asText() + "/" + st.path("subtask").asInt(),
-                    decision(!st.path("decision").asText().equals("keep"), st.path("attempt").asInt()));
-        }
-        TreeSet<String> diffs = new TreeSet<>();
-        for (Map<String, Object> st : (List<Map<String, Object>>) truth.get("subtasks")) {
-            String key = st.get("vertex_id") + "/" + st.get("subtask");
-            String want = decision((Boolean) st.get("ran_again"), (Integer) st.get("attempt"));
-            String g = got.remove(key);
-            if (!want.equals(g)) {
-                diffs.add(key + ": jobevent " + g + ", Flink " + want);
-            }
-        }
-        for (String key : new ArrayList<>(got.keySet())) {
-            diffs.add(key + ": jobevent " + got.get(key) + ", not in the truth");
-        }
+        TreeSet<String> diffs = RestCheck.differences(RestMapperUtils.getStrictObjectMapper().readTree(onArchive), truth);
         if (!diffs.isEmpty()) {
             throw new ScenarioRun.HarnessFailure("watch: the dry run on the archive differs from what Flink did: "
                     + String.join("; ", diffs));
@@ -276,9 +259,5 @@ final class WatchCheck {
     private static String lastLine(Path out) throws IOException {
         List<String> lines = Files.readAllLines(out.resolve("watch.log"), StandardCharsets.UTF_8);
         return lines.isEmpty() ? "(no output)" : lines.get(lines.size() - 1);
-    }
-
-    private static String decision(boolean rerun, int attempt) {
-        return (rerun ? "rerun" : "keep") + " attempt " + attempt;
     }
 }
