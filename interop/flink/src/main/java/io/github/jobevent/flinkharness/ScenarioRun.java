@@ -606,11 +606,11 @@ final class ScenarioRun {
      */
     private void checkNothingMissed(JobID id, List<Map<String, Vertex>> points, List<String> lost, String plan)
             throws IOException {
-        Map<String, Map<String, String>> consumers = new HashMap<>();
+        Map<String, List<String[]>> consumers = new HashMap<>();
         for (var node : RestMapperUtils.getStrictObjectMapper().readTree(plan).path("plan").path("nodes")) {
             for (var input : node.path("inputs")) {
-                consumers.computeIfAbsent(input.path("id").asText(), k -> new HashMap<>())
-                        .put(node.path("id").asText(), input.path("ship_strategy").asText());
+                consumers.computeIfAbsent(input.path("id").asText(), k -> new ArrayList<>())
+                        .add(new String[] {node.path("id").asText(), input.path("ship_strategy").asText()});
             }
         }
         String logFile = System.getProperty("org.slf4j.simpleLogger.logFile");
@@ -671,43 +671,46 @@ final class ScenarioRun {
     }
 
     /**
-     * released reports whether every consumer subtask of the partition that attempt (an
-     * ExecutionAttemptID, "graph_vertex_subtask_attempt") produced had finished at the point: a
-     * FORWARD edge feeds the consumer subtask of the same index, a RESCALE edge Flink's pointwise
-     * range, any other edge every consumer subtask.
+     * released reports whether the partition that attempt (an ExecutionAttemptID,
+     * "graph_vertex_subtask_attempt") produced may have been released at the point: every
+     * consumer subtask of one of its producer's out-edges had finished. A FORWARD edge feeds the
+     * consumer subtask of the same index, a RESCALE edge Flink's pointwise range, any other edge
+     * every consumer subtask. The REST plan does not say which edge a dataset id is, so a
+     * producer with two datasets (a FORWARD and a REBALANCE edge to one vertex) counts as
+     * released when either edge's consumers have finished.
      */
-    private static boolean released(String attempt, Map<String, Map<String, String>> consumers,
-            Map<String, Vertex> point) {
+    private static boolean released(String attempt, Map<String, List<String[]>> consumers, Map<String, Vertex> point) {
         String[] parts = attempt.split("_");
         if (parts.length < 3) {
             return false;
         }
         Vertex producer = point.get(parts[1]);
-        Map<String, String> of = consumers.getOrDefault(parts[1], Map.of());
-        if (producer == null || of.isEmpty()) {
+        if (producer == null) {
             return false;
         }
         int i = Integer.parseInt(parts[2]);
         int p = producer.parallelism();
-        for (var e : of.entrySet()) {
-            Vertex v = point.get(e.getKey());
+        for (String[] edge : consumers.getOrDefault(parts[1], List.of())) {
+            Vertex v = point.get(edge[0]);
             if (v == null || !v.initialized()) {
-                return false;
+                continue;
             }
             int c = v.subs().size();
-            for (int j = 0; j < c; j++) {
-                boolean reads = switch (e.getValue()) {
+            boolean all = true;
+            for (int j = 0; j < c && all; j++) {
+                boolean reads = switch (edge[1]) {
                     case "FORWARD" -> j == i;
                     case "RESCALE" -> p >= c ? (long) j * p / c <= i && i < (long) (j + 1) * p / c
                             : (long) i * c / p <= j && j < (long) (i + 1) * c / p;
                     default -> true;
                 };
-                if (reads && v.subs().get(j).state() != ExecutionState.FINISHED) {
-                    return false;
-                }
+                all = !reads || v.subs().get(j).state() == ExecutionState.FINISHED;
+            }
+            if (all) {
+                return true;
             }
         }
-        return true;
+        return false;
     }
 
     /** bracketed returns the comma-separated list after marker up to its ']', or null. */
