@@ -416,7 +416,9 @@ final class ScenarioRun {
 
     /**
      * awaitLog waits until the old JobMaster's files (from index first) hold one vertex-finished
-     * record per subtask that finished under it, and the directory has stopped changing.
+     * record per subtask that finished under it, and the directory has stopped changing. When
+     * the old JobMaster never wrote them (its buffered records went with its leadership), the
+     * run is {@link Disturbed}: the failover point the scenario asks for is not in the log.
      */
     private static void awaitLog(Path events, int first, int want, int k) throws Exception {
         long deadline = System.currentTimeMillis() + 20_000;
@@ -433,7 +435,7 @@ final class ScenarioRun {
             }
             Thread.sleep(250);
         }
-        throw new HarnessFailure("failover " + (k + 1) + ": job-events holds " + got
+        throw new Disturbed("failover " + (k + 1) + ": job-events holds " + got
                 + " vertex-finished records of the last JobMaster, want " + want + " (" + previous + ")");
     }
 
