@@ -46,25 +46,14 @@ func FuzzReader(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for {
-			rec, err := r.Next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				var ce *CorruptError
-				if !errors.As(err, &ce) || strings.Contains(err.Error(), "\n") {
-					t.Fatalf("error %q is not a one-line *CorruptError", err)
-				}
-				break
-			}
+		drainFuzzed(t, r, func(rec *Record) {
 			if rec.Event == nil {
 				t.Fatalf("record at %s@%d without an event", rec.File, rec.Offset)
 			}
 			if gen, _ := decodePayload(rec.Type, rec.Payload, nil); !reflect.DeepEqual(rec.Event, gen) {
 				t.Fatalf("record at %s@%d: the generic reader reads another event", rec.File, rec.Offset)
 			}
-		}
+		})
 		for _, w := range r.Warnings() {
 			if strings.Contains(w.String(), "\n") {
 				t.Fatalf("warning %q spans lines", w)
@@ -76,6 +65,26 @@ func FuzzReader(f *testing.F) {
 // FuzzDecodePayload decodes arbitrary payloads of each record type with
 // the typed reader and with the generic reader alone: no input panics, and
 // both read the same event or fail with the same error.
+// drainFuzzed reads r to its end, calling each for every record, and wants
+// the error that ends a damaged file to be a one-line *CorruptError.
+func drainFuzzed(t *testing.T, r *Reader, each func(*Record)) {
+	t.Helper()
+	for {
+		rec, err := r.Next()
+		if err == io.EOF {
+			return
+		}
+		if err != nil {
+			var ce *CorruptError
+			if !errors.As(err, &ce) || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("error %q is not a one-line *CorruptError", err)
+			}
+			return
+		}
+		each(rec)
+	}
+}
+
 func FuzzDecodePayload(f *testing.F) {
 	files, _ := payloadFiles(f)
 	for _, file := range files {
@@ -148,19 +157,7 @@ func FuzzReaderLengths(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for {
-			_, err := r.Next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				var ce *CorruptError
-				if !errors.As(err, &ce) || strings.Contains(err.Error(), "\n") {
-					t.Fatalf("error %q is not a one-line *CorruptError", err)
-				}
-				break
-			}
-		}
+		drainFuzzed(t, r, func(*Record) {})
 		runtime.ReadMemStats(&after)
 		if got, bound := after.TotalAlloc-before.TotalAlloc, uint64(64*len(data)+8<<20); got > bound {
 			t.Fatalf("allocated %d bytes reading %d bytes (claimed %d), more than %d", got, len(data), claim, bound)
