@@ -1,16 +1,17 @@
 package flink
 
 import (
-	"bufio"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/jobevent/jobevent/pkg/flink/javaser"
 )
@@ -39,8 +40,8 @@ type Record struct {
 	Offset int64  // of the record's type field in File
 	Type   int32
 	// Payload is the record's payload as written. It is valid until the
-	// next call of the Reader's Next: the Reader reads every payload into
-	// one buffer (Event holds no part of it).
+	// next call of the Reader's Next: the Reader reuses its buffers (Event
+	// holds no part of them).
 	Payload []byte
 	Event   Event
 }
@@ -48,21 +49,24 @@ type Record struct {
 // Reader reads the records of a job-events directory as Flink's
 // FileSystemJobEventStore does: the directory is listed once, files
 // events.0, events.1, ... are read in order while the numbering is
-// contiguous, and a record cut short ends its file. A Reader is not safe
-// for concurrent use.
+// contiguous, and a record cut short ends its file.
+//
+// The first Next starts reading: one goroutine reads the files in large
+// chunks and frames their records, and GOMAXPROCS goroutines decode them,
+// a chunk at a time, ahead of Next, which returns the records, warnings
+// and errors in file order, exactly as a record-by-record reader would.
+// Close stops them. A Reader is not safe for concurrent use.
 type Reader struct {
 	fsys     fs.FS
 	files    []string
-	next     int
-	f        fs.File
-	br       *bufio.Reader
-	name     string
-	off      int64
-	size     int64 // of the open file when opened; -1 if unknown
 	seq      int64
-	buf      []byte // the payload buffer, reused from record to record
 	warnings []Warning
 	err      error
+
+	p    *pipeline // nil before the first Next
+	cur  *batch    // the batch Next returns from
+	i    int       // of the item of cur to return next
+	skip string    // a file whose rest Flink ignores (a torn Java stream); "" if none
 }
 
 // OpenDir returns a Reader of the job-events directory at path.
@@ -139,153 +143,392 @@ func (r *Reader) Next() (*Record, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
+	if r.p == nil {
+		r.p = startPipeline(r.fsys, r.files)
+		// A Reader dropped without Close stops its goroutines when it is
+		// collected: they hold the pipeline, never the Reader.
+		runtime.AddCleanup(r, (*pipeline).halt, r.p)
+	}
 	for {
-		if r.br == nil {
-			if r.next >= len(r.files) {
+		if r.cur == nil || r.i == len(r.cur.items) {
+			if r.cur != nil {
+				r.p.recycle(r.cur)
+			}
+			b, ok := <-r.p.out
+			if !ok {
+				r.cur = nil
 				return nil, io.EOF
 			}
-			if err := r.open(r.files[r.next]); err != nil {
-				r.err = err
-				return nil, err
-			}
-			r.next++
+			<-b.done
+			r.cur, r.i = b, 0
 		}
-		rec, err := r.readRecord()
+		it := &r.cur.items[r.i]
+		r.i++
+		if it.file == r.skip {
+			continue
+		}
 		switch {
-		case err == errEndOfFile:
-			r.closeFile()
-		case err == errSkipRecord:
-		case err != nil:
-			r.err = err
-			r.closeFile()
-			return nil, err
-		default:
+		case it.warn.Kind != 0:
+			r.warnings = append(r.warnings, it.warn)
+			continue
+		case it.err == nil:
 			r.seq++
-			rec.Seq = r.seq
-			return rec, nil
+			return &Record{Seq: r.seq, File: it.file, Offset: it.off, Type: it.typ, Payload: it.payload, Event: it.ev}, nil
+		case !it.decoded:
+			r.err = it.err
+		default:
+			switch err := r.decodeFailed(it.file, it.off, it.typ, it.err); err {
+			case errSkipRecord:
+				continue
+			case errEndOfFile:
+				r.skip = it.file
+				continue
+			default:
+				r.err = err
+			}
 		}
+		r.p.halt()
+		return nil, r.err
 	}
 }
 
-// Close closes the file being read. It is safe to call more than once.
+// Close stops reading and closes the file being read. It is safe to call
+// more than once.
 func (r *Reader) Close() error {
-	r.closeFile()
-	return nil
-}
-
-func (r *Reader) open(name string) error {
-	f, err := r.fsys.Open(name)
-	if err != nil {
-		return fmt.Errorf("open %s: %w", name, err)
+	if r.p != nil {
+		r.p.halt()
+		r.p.wait()
 	}
-	r.f, r.br, r.name, r.off, r.size = f, bufio.NewReaderSize(f, 64<<10), name, 0, -1
-	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
-		r.size = st.Size()
+	if r.err == nil {
+		r.err = fs.ErrClosed
 	}
 	return nil
-}
-
-func (r *Reader) closeFile() {
-	if r.f != nil {
-		r.f.Close()
-	}
-	r.f, r.br = nil, nil
 }
 
 // errEndOfFile ends the current file: its end, or a torn record.
 var errEndOfFile = errors.New("end of file")
 
-func (r *Reader) warn(kind WarningKind, off int64, format string, args ...any) {
-	r.warnings = append(r.warnings, Warning{Kind: kind, File: r.name, Offset: off, Msg: fmt.Sprintf(format, args...)})
-}
-
-// readRecord reads one record in the order Flink's readEvent does: type,
-// length, the whole payload, and only then the type's serializer.
-func (r *Reader) readRecord() (*Record, error) {
-	start := r.off
-	var hdr [8]byte
-	n, err := io.ReadFull(r.br, hdr[:])
-	r.off += int64(n)
-	if err == io.EOF {
-		return nil, errEndOfFile
-	}
-	if err == io.ErrUnexpectedEOF {
-		r.warn(WarnTorn, start, "record header cut short after %d of 8 bytes; Flink ignores the rest of this file", n)
-		return nil, errEndOfFile
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read %s at offset %d: %w", r.name, r.off, err)
-	}
-	typ := int32(binary.BigEndian.Uint32(hdr[:4]))
-	length := int32(binary.BigEndian.Uint32(hdr[4:]))
-	if length < 0 {
-		return nil, &CorruptError{File: r.name, Offset: start, Err: fmt.Errorf("record of type %d has length %d", typ, length)}
-	}
-	if length >= jobManagerHeap {
-		return nil, &CorruptError{File: r.name, Offset: start, Err: fmt.Errorf(
-			"record of type %d claims %d bytes: Flink allocates them before reading and its JobManager (default heap %d MiB) fails with OutOfMemoryError", typ, length, jobManagerHeap>>20)}
-	}
-	if left := r.size - r.off; r.size >= 0 && int64(length) > left {
-		// Flink's readFully meets the end of the file: the record is torn.
-		// The claimed length is checked against the bytes left before
-		// anything is allocated or read.
-		r.warn(WarnTorn, start, "record of type %d cut short: payload of %d bytes, %d in the file; Flink ignores the rest of this file",
-			typ, length, max(left, 0))
-		return nil, errEndOfFile
-	}
-	payload, err := r.readPayload(int(length))
-	if err == io.ErrUnexpectedEOF {
-		r.warn(WarnTorn, start, "record of type %d cut short: payload of %d bytes, %d in the file; Flink ignores the rest of this file",
-			typ, length, len(payload))
-		return nil, errEndOfFile
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read %s at offset %d: %w", r.name, r.off, err)
-	}
-	if typ < TypeVertexFinished || typ > TypeJobVertexInitialized {
-		return nil, &CorruptError{File: r.name, Offset: start, Err: fmt.Errorf("unknown record type %d", typ)}
-	}
-	ev, err := DecodePayload(typ, payload)
-	if err != nil {
-		return nil, r.decodeFailed(start, typ, err)
-	}
-	return &Record{File: r.name, Offset: start, Type: typ, Payload: payload, Event: ev}, nil
-}
-
 // decodeFailed classifies a payload that does not decode as Flink does: a
 // null type 2 or 3 event is skipped, a type 2 or 3 Java stream that ends
 // early ends the file (Flink's EOFException), anything else is corruption.
-func (r *Reader) decodeFailed(start int64, typ int32, err error) error {
+// Warnings go to r.
+func (r *Reader) decodeFailed(file string, start int64, typ int32, err error) error {
+	warn := func(kind WarningKind, format string, args ...any) {
+		r.warnings = append(r.warnings, Warning{Kind: kind, File: file, Offset: start, Msg: fmt.Sprintf(format, args...)})
+	}
 	if errors.Is(err, errSkipRecord) {
-		r.warn(WarnSkipped, start, "record of type %d holds null; Flink skips it", typ)
+		warn(WarnSkipped, "record of type %d holds null; Flink skips it", typ)
 		return errSkipRecord
 	}
 	if typ != TypeVertexFinished && errors.Is(err, javaser.ErrTruncated) {
-		r.warn(WarnTorn, start, "record of type %d: its Java stream ends early (%v); Flink ignores the rest of this file", typ, err)
+		warn(WarnTorn, "record of type %d: its Java stream ends early (%v); Flink ignores the rest of this file", typ, err)
 		return errEndOfFile
 	}
-	return &CorruptError{File: r.name, Offset: start, Err: fmt.Errorf("type %d record: %w", typ, err)}
+	return &CorruptError{File: file, Offset: start, Err: fmt.Errorf("type %d record: %w", typ, err)}
 }
 
-// readPayload reads n bytes into the Reader's buffer, growing it as the
-// bytes arrive (for a file whose size is unknown, a claimed length is
-// only bounded this way). It returns io.ErrUnexpectedEOF, with the bytes
-// read, when the file ends first.
-func (r *Reader) readPayload(n int) ([]byte, error) {
-	buf := r.buf[:0]
-	defer func() { r.buf = buf[:0] }()
-	for len(buf) < n {
-		k := min(n-len(buf), maxChunk)
-		buf = slices.Grow(buf, k)
-		got, err := io.ReadFull(r.br, buf[len(buf):len(buf)+k])
-		buf = buf[:len(buf)+got]
-		r.off += int64(got)
-		if err == io.EOF || err == io.ErrUnexpectedEOF {
-			return buf, io.ErrUnexpectedEOF
+// item is one step of reading a file, in file order: a record (its
+// payload and, once decoded, its event or the decode's error), a warning
+// about the file's end, or an error that stops the reading (decoded
+// false).
+type item struct {
+	file    string
+	off     int64
+	typ     int32
+	payload []byte
+	ev      Event
+	err     error
+	decoded bool    // err, if any, is the payload decoder's
+	warn    Warning // Kind set: the file ends with this warning
+}
+
+// frameResult says what frame found at the start of the bytes it was given.
+type frameResult int
+
+const (
+	frameRecord frameResult = iota // a whole record
+	frameEnd                       // the end of the file, perhaps a torn record (item's warning)
+	frameFail                      // corruption Flink's reader fails on (item's error)
+	frameMore                      // a record not yet whole: more bytes are needed
+)
+
+// frame frames the record at the start of p, the bytes of file name from
+// offset off on, in the order Flink's readEvent reads it: type, length,
+// the whole payload, and only then the type's serializer. eof says p holds
+// everything up to the end of the file; size is the file's size, -1 if
+// unknown. For a record it returns the record's length in the file; for
+// frameMore, how many bytes from off the record needs as far as it can
+// tell.
+func frame(p []byte, name string, off, size int64, eof bool) (it item, n int, res frameResult) {
+	it = item{file: name, off: off}
+	torn := func(format string, args ...any) (item, int, frameResult) {
+		it.warn = Warning{Kind: WarnTorn, File: name, Offset: off, Msg: fmt.Sprintf(format, args...)}
+		return it, 0, frameEnd
+	}
+	if len(p) < 8 {
+		switch {
+		case !eof:
+			return it, 8, frameMore
+		case len(p) == 0:
+			return it, 0, frameEnd
 		}
-		if err != nil {
-			return buf, err
+		return torn("record header cut short after %d of 8 bytes; Flink ignores the rest of this file", len(p))
+	}
+	typ := int32(binary.BigEndian.Uint32(p))
+	length := int32(binary.BigEndian.Uint32(p[4:]))
+	it.typ = typ
+	if length < 0 {
+		it.err = &CorruptError{File: name, Offset: off, Err: fmt.Errorf("record of type %d has length %d", typ, length)}
+		return it, 0, frameFail
+	}
+	if length >= jobManagerHeap {
+		it.err = &CorruptError{File: name, Offset: off, Err: fmt.Errorf(
+			"record of type %d claims %d bytes: Flink allocates them before reading and its JobManager (default heap %d MiB) fails with OutOfMemoryError", typ, length, jobManagerHeap>>20)}
+		return it, 0, frameFail
+	}
+	if left := size - off - 8; size >= 0 && int64(length) > left {
+		// Flink's readFully meets the end of the file: the record is torn.
+		// The claimed length is checked against the bytes left before
+		// anything is allocated or read.
+		return torn("record of type %d cut short: payload of %d bytes, %d in the file; Flink ignores the rest of this file",
+			typ, length, max(left, 0))
+	}
+	if int64(len(p)-8) < int64(length) {
+		if !eof {
+			return it, 8 + int(length), frameMore
+		}
+		return torn("record of type %d cut short: payload of %d bytes, %d in the file; Flink ignores the rest of this file",
+			typ, length, len(p)-8)
+	}
+	if typ < TypeVertexFinished || typ > TypeJobVertexInitialized {
+		it.err = &CorruptError{File: name, Offset: off, Err: fmt.Errorf("unknown record type %d", typ)}
+		return it, 0, frameFail
+	}
+	it.payload = p[8 : 8+length : 8+length]
+	return it, 8 + int(length), frameRecord
+}
+
+// chunkSize is how much of a file the Reader reads at a time: the records
+// whole in a chunk are decoded as one batch.
+const chunkSize = 1 << 20
+
+// pipelineDepth bounds how many batches are read ahead of Next.
+const pipelineDepth = 4
+
+// A batch is the records framed from one chunk of a file, decoded by one
+// of the pipeline's decoders; Next waits for done.
+type batch struct {
+	items []item
+	chunk []byte // what the payloads are slices of; reused once Next is past the batch
+	done  chan struct{}
+}
+
+// pipeline reads files with one goroutine and decodes their records with
+// others; out delivers the batches in order.
+type pipeline struct {
+	out  chan *batch
+	work chan *batch
+	stop chan struct{}
+	once sync.Once
+	wg   sync.WaitGroup
+	free chan []byte // chunks Next is done with
+}
+
+func startPipeline(fsys fs.FS, files []string) *pipeline {
+	p := &pipeline{
+		out:  make(chan *batch, pipelineDepth),
+		work: make(chan *batch, pipelineDepth),
+		stop: make(chan struct{}),
+		free: make(chan []byte, pipelineDepth+2),
+	}
+	workers := max(runtime.GOMAXPROCS(0), 1)
+	p.wg.Add(1 + workers)
+	go p.read(fsys, files)
+	for range workers {
+		go p.decode()
+	}
+	return p
+}
+
+// halt stops the goroutines; batches already sent stay readable.
+func (p *pipeline) halt() { p.once.Do(func() { close(p.stop) }) }
+
+// wait waits for the goroutines to end.
+func (p *pipeline) wait() { p.wg.Wait() }
+
+// recycle takes back the chunk of a batch Next is done with.
+func (p *pipeline) recycle(b *batch) {
+	if cap(b.chunk) == chunkSize {
+		select {
+		case p.free <- b.chunk[:0]:
+		default:
 		}
 	}
-	return buf, nil
+}
+
+// chunk returns an empty buffer of n bytes, a recycled one if n is a
+// chunk.
+func (p *pipeline) chunk(n int) []byte {
+	if n == chunkSize {
+		select {
+		case c := <-p.free:
+			return c
+		default:
+		}
+	}
+	return make([]byte, 0, n)
+}
+
+// send hands b to a decoder and to Next; it reports false once halted.
+func (p *pipeline) send(b *batch) bool {
+	select {
+	case p.out <- b:
+	case <-p.stop:
+		return false
+	}
+	select {
+	case p.work <- b:
+		return true
+	case <-p.stop:
+		close(b.done) // Next may be waiting for it: undecoded, it is not read
+		return false
+	}
+}
+
+// decode decodes the batches it is given until the reading ends.
+func (p *pipeline) decode() {
+	defer p.wg.Done()
+	f := fastDecoders.Get().(*fastDecoder)
+	defer fastDecoders.Put(f)
+	for b := range p.work {
+		p.decodeBatch(b, f)
+		close(b.done)
+	}
+}
+
+// decodeBatch decodes the records of b with f, unless the pipeline halts.
+func (p *pipeline) decodeBatch(b *batch, f *fastDecoder) {
+	for i := range b.items {
+		if i%64 == 0 {
+			select {
+			case <-p.stop:
+				return
+			default:
+			}
+		}
+		if it := &b.items[i]; it.payload != nil {
+			it.ev, it.err = decodePayload(it.typ, it.payload, f)
+			it.decoded = true
+		}
+	}
+}
+
+// read frames the records of files, in order, into batches, until they
+// end, a file fails, or the pipeline halts.
+func (p *pipeline) read(fsys fs.FS, files []string) {
+	defer p.wg.Done()
+	defer close(p.work)
+	defer close(p.out)
+	for _, name := range files {
+		if !p.readFile(fsys, name) {
+			return
+		}
+	}
+}
+
+// readFile frames the records of one file into batches, a chunk at a
+// time; it reports whether to go on with the next file.
+func (p *pipeline) readFile(fsys fs.FS, name string) bool {
+	fail := func(err error) bool {
+		p.send(&batch{items: []item{{file: name, err: err}}, done: make(chan struct{})})
+		return false
+	}
+	f, err := fsys.Open(name)
+	if err != nil {
+		return fail(fmt.Errorf("open %s: %w", name, err))
+	}
+	defer f.Close()
+	size := int64(-1)
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+		size = st.Size()
+	}
+	var (
+		buf  []byte // the bytes read, framed up to pos; buf[0] is at offset off
+		off  int64
+		pos  int
+		eof  bool
+		need int // bytes from pos the record there needs, as far as frame could tell
+		b    = &batch{done: make(chan struct{})}
+	)
+	for {
+		if rest := len(buf) - pos; !eof && need >= rest {
+			if want := max(need-rest, 1); cap(buf)-len(buf) < want {
+				held := len(b.items) > 0 // records hold parts of buf
+				if held {
+					if !p.send(b) {
+						return false
+					}
+					b = &batch{done: make(chan struct{})}
+				}
+				next := p.chunk(chunkLen(need, rest, size-off-int64(pos)))
+				next = append(next, buf[pos:]...)
+				if !held {
+					p.recycle(&batch{chunk: buf})
+				}
+				off += int64(pos)
+				buf, pos = next, 0
+				b.chunk = buf
+			}
+			n, err := io.ReadFull(f, buf[len(buf):cap(buf)])
+			buf = buf[:len(buf)+n]
+			switch {
+			case err == io.EOF || err == io.ErrUnexpectedEOF:
+				eof = true
+			case err != nil:
+				if len(b.items) > 0 && !p.send(b) {
+					return false
+				}
+				return fail(fmt.Errorf("read %s at offset %d: %w", name, off+int64(len(buf)), err))
+			}
+			need = 0
+			continue
+		}
+		it, n, res := frame(buf[pos:], name, off+int64(pos), size, eof)
+		switch res {
+		case frameMore:
+			need = n
+			continue
+		case frameRecord:
+			b.items = append(b.items, it)
+			pos += n
+			continue
+		case frameFail:
+			b.items = append(b.items, it)
+		case frameEnd:
+			if it.warn.Kind != 0 {
+				b.items = append(b.items, it)
+			}
+		}
+		if len(b.items) > 0 && !p.send(b) {
+			return false
+		}
+		return res == frameEnd
+	}
+}
+
+// chunkLen is the size of the buffer to read into next, holding the rest
+// bytes of a record not yet whole that needs need bytes, when left bytes
+// of the file are left from the record (left < 0: the size is unknown): a
+// chunk, or a buffer for a record larger than a chunk, grown as its bytes
+// arrive so that a claimed length allocates no more than the file holds,
+// and never more than the file has left.
+func chunkLen(need, rest int, left int64) int {
+	n := max(need, rest+1, chunkSize)
+	if need > chunkSize {
+		n = max(min(need, 2*rest+maxChunk), rest+1)
+	}
+	if left >= 0 && int64(n) > left {
+		n = int(max(left, int64(rest+1)))
+	}
+	return n
 }

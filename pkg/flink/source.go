@@ -250,7 +250,7 @@ func (s *Source) Next() (format.Event, error) {
 			return format.Event{}, err
 		}
 		s.keyFile, s.keyOff = rec.File, rec.Offset
-		s.pending = s.mapRecord(rec.File, appendRecordEvents(nil, rec.Event, ID.String, func(s string) string { return s }))
+		s.pending = s.mapRecord(rec.File, appendRecordEvents(nil, rec.Event, plainNames{}))
 	}
 	e := s.pending[0]
 	s.pending = s.pending[1:]

@@ -1,8 +1,6 @@
 package flink
 
 import (
-	"bufio"
-	"bytes"
 	"io"
 )
 
@@ -37,25 +35,30 @@ func (t *Tail) Pending() int { return len(t.pending) }
 func (t *Tail) Append(data []byte) ([]*Record, error) {
 	t.pending = append(t.pending, data...)
 	var out []*Record
-	r := &Reader{name: t.name, off: t.off, br: bufio.NewReader(bytes.NewReader(t.pending))}
+	var r Reader // the warnings decodeFailed gives are the Reader's, not Tail's
+	pos := 0
 	for {
-		start := r.off
-		rec, err := r.readRecord()
+		it, n, res := frame(t.pending[pos:], t.name, t.off+int64(pos), -1, false)
+		if res == frameRecord {
+			it.ev, it.err = DecodePayload(it.typ, it.payload)
+			if it.err != nil {
+				it.err = r.decodeFailed(it.file, it.off, it.typ, it.err)
+			}
+		}
 		switch {
-		case err == errEndOfFile:
+		case res == frameMore || res == frameEnd || it.err == errEndOfFile:
 			// The end of what is there, or a record cut short: keep it.
-			t.pending = t.pending[start-t.off:]
-			t.off = start
-			t.pending = append([]byte(nil), t.pending...)
+			t.off += int64(pos)
+			t.pending = append([]byte(nil), t.pending[pos:]...)
 			return out, nil
-		case err == errSkipRecord:
-		case err != nil:
-			return out, err
+		case it.err == errSkipRecord:
+		case it.err != nil:
+			return out, it.err
 		default:
 			t.seq++
-			rec.Seq = t.seq
-			out = append(out, rec)
+			out = append(out, &Record{Seq: t.seq, File: t.name, Offset: it.off, Type: it.typ, Payload: it.payload, Event: it.ev})
 		}
+		pos += n
 	}
 }
 
