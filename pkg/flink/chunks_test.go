@@ -107,7 +107,7 @@ func TestReader_ChunksEqualOneByOne(t *testing.T) {
 	}
 	damaged := func(f func([]byte)) []byte { b := bytes.Clone(whole); f(b); return b }
 	cases := map[string][]byte{
-		"whole": whole,
+		"whole":                 whole,
 		"torn at a chunk's end": whole[:chunkSize+5],
 		"torn header":           whole[:at(2*chunkSize)+3],
 		"negative length across a bound": damaged(func(b []byte) {
