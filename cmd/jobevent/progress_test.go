@@ -30,7 +30,7 @@ func writeGeneratedLog(t *testing.T, dir string, events int64) string {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	g := loggen.Job(loggen.BenchOptions(1, 100_000, events))
+	g := loggen.Job(loggen.BenchOptions(1, max(int(events/10), 100_000), events))
 	w := format.NewJSONWriter(f)
 	for {
 		e, err := g.Next()
@@ -316,14 +316,15 @@ func (s *tmuxServer) run(ctx context.Context, args ...string) string {
 }
 
 // The one check on a real terminal: the built binary imports and then
-// validates a 200,000-event log in a tmux pane of 120×30. The progress
+// validates a 2,000,000-event log in a tmux pane of 120×30: long enough,
+// on any machine, for the line's first draw after its delay. The progress
 // line must be drawn (the pane's raw output holds it) and must leave
 // nothing on the final screen, where both commands report success.
 func TestProgress_RealTerminal(t *testing.T) {
 	bin := buildBinary(t)
 	tmux := tmuxOrSkip(t)
 	dir := t.TempDir()
-	big := writeGeneratedLog(t, dir, 200_000)
+	big := writeGeneratedLog(t, dir, 2_000_000)
 	log := filepath.Join(dir, "log")
 	raw := filepath.Join(dir, "pane.raw")
 	srv := &tmuxServer{t: t, bin: tmux, sock: filepath.Join(dir, "tmux.sock")}
@@ -363,7 +364,7 @@ func TestProgress_RealTerminal(t *testing.T) {
 	}
 	srv.run(ctx, "wait-for", "-S", "end")
 	screen = strings.TrimRight(screen, "\n")
-	for _, want := range []string{"imported 200000 events into " + log, "import exit=0", "1 log: no findings", "validate exit=0"} {
+	for _, want := range []string{"imported 2000000 events into " + log, "import exit=0", "1 log: no findings", "validate exit=0"} {
 		if !strings.Contains(screen, want) {
 			t.Fatalf("final screen lacks %q:\n%s", want, screen)
 		}

@@ -68,8 +68,8 @@ func (sizelessInfo) Mode() fs.FileMode { return fs.ModeNamedPipe | 0o444 }
 
 // TestReader_ChunksEqualOneByOne reads files of several chunks whose
 // records straddle the chunks' bounds, whole and damaged at a bound, with
-// and without a known size, and compares every record, warning and error
-// with the record-by-record reading.
+// and without a known size and mapped from disk, and compares every record,
+// payload, warning and error with the record-by-record reading.
 func TestReader_ChunksEqualOneByOne(t *testing.T) {
 	var unit []byte
 	for _, dir := range fixtureDirs {
@@ -127,12 +127,22 @@ func TestReader_ChunksEqualOneByOne(t *testing.T) {
 		}),
 	}
 	for name, data := range cases {
-		for _, sized := range []bool{true, false} {
-			t.Run(fmt.Sprintf("%s/sized=%v", name, sized), func(t *testing.T) {
-				var fsys fs.FS = fstest.MapFS{"events.0": {Data: data}, "events.1": {Data: unit}}
+		for _, mode := range []string{"sized", "sizeless", "mapped"} {
+			t.Run(name+"/"+mode, func(t *testing.T) {
+				files := fstest.MapFS{"events.0": {Data: data}, "events.1": {Data: unit}}
+				var fsys fs.FS = files
 				size := int64(len(data))
-				if !sized {
-					fsys, size = sizelessFS{fsys.(fstest.MapFS)}, -1
+				switch mode {
+				case "sizeless":
+					fsys, size = sizelessFS{files}, -1
+				case "mapped": // files of the operating system, mapped where it can
+					dir := t.TempDir()
+					for name, f := range files {
+						if err := os.WriteFile(filepath.Join(dir, name), f.Data, 0o644); err != nil {
+							t.Fatal(err)
+						}
+					}
+					fsys = os.DirFS(dir)
 				}
 				want, wantWarns, wantErr := readOneByOne("events.0", data, size)
 				if wantErr == nil {
@@ -160,6 +170,9 @@ func TestReader_ChunksEqualOneByOne(t *testing.T) {
 							t.Fatalf("error %v, want %v", err, wantErr)
 						}
 						break
+					}
+					if f := files[rec.File]; !bytes.Equal(rec.Payload, f.Data[rec.Offset+8:rec.Offset+8+int64(len(rec.Payload))]) {
+						t.Fatalf("record %d: payload is not the bytes at %s:%d", rec.Seq, rec.File, rec.Offset)
 					}
 					c := *rec
 					c.Payload = nil

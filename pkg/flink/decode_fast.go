@@ -38,6 +38,12 @@ type fastDecoder struct {
 	ranges []handleRange
 	// validDescs are descriptors javaValid found to pass Java's checks.
 	validDescs map[*javaser.ClassDesc]bool
+	// lastValid are the descriptors of the last streams javaValid passed
+	// (a record holds streams of several forms), in handle order, the
+	// oldest at nextValid; descs is the buffer it lists a stream's in.
+	lastValid [4][]*javaser.ClassDesc
+	nextValid int
+	descs     []*javaser.ClassDesc
 }
 
 type handleRange struct {

@@ -442,7 +442,13 @@ func jdkReadObject(d javaser.ClassData) error {
 // cannot load aside. When one does not, or names a class we do not know,
 // the generic reader reads the stream again and says what Java says.
 func (f *fastDecoder) javaValid() bool {
-	descs := f.d.ClassDescs()
+	descs := f.d.AppendClassDescs(f.descs[:0])
+	f.descs = descs
+	for _, v := range f.lastValid {
+		if slices.Equal(descs, v) {
+			return true // the descriptors of a recent valid stream, in its order
+		}
+	}
 	var supers map[*javaser.ClassDesc]bool // built when a descriptor is not known valid
 	for _, cd := range descs {
 		if cd.Proxy {
@@ -468,5 +474,8 @@ func (f *fastDecoder) javaValid() bool {
 		}
 		f.validDescs[cd] = true // descriptors are immutable, shared by the descriptor cache
 	}
+	last := &f.lastValid[f.nextValid%len(f.lastValid)]
+	*last = append((*last)[:0], descs...)
+	f.nextValid++
 	return true
 }

@@ -8,10 +8,12 @@ import (
 	"io/fs"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/jobevent/jobevent/pkg/flink/javaser"
 )
@@ -40,8 +42,9 @@ type Record struct {
 	Offset int64  // of the record's type field in File
 	Type   int32
 	// Payload is the record's payload as written. It is valid until the
-	// next call of the Reader's Next: the Reader reuses its buffers (Event
-	// holds no part of them).
+	// next call of the Reader's Next or Close: the Reader reuses its
+	// buffers, and a local file is mapped into memory and unmapped once
+	// read (Event holds no part of them). Copy it to keep it.
 	Payload []byte
 	Event   Event
 }
@@ -147,7 +150,10 @@ func (r *Reader) Next() (*Record, error) {
 		r.p = startPipeline(r.fsys, r.files)
 		// A Reader dropped without Close stops its goroutines when it is
 		// collected: they hold the pipeline, never the Reader.
-		runtime.AddCleanup(r, (*pipeline).halt, r.p)
+		runtime.AddCleanup(r, func(p *pipeline) {
+			p.halt()
+			go func() { p.wait(); p.unmapAll() }()
+		}, r.p)
 	}
 	for {
 		if r.cur == nil || r.i == len(r.cur.items) {
@@ -198,6 +204,7 @@ func (r *Reader) Close() error {
 	if r.p != nil {
 		r.p.halt()
 		r.p.wait()
+		r.p.unmapAll()
 	}
 	if r.err == nil {
 		r.err = fs.ErrClosed
@@ -321,7 +328,16 @@ type batch struct {
 	items []item
 	chunk []byte // what the payloads are slices of; reused once Next is past the batch
 	done  chan struct{}
+	// m is the mapped file the payloads are slices of, if it is mapped:
+	// chunk is then the part of it the batch's records span, and last
+	// marks the file's last batch.
+	m    *mapping
+	last bool
 }
+
+// mapping is a file mapped by mapFile, unmapped once Next is past its
+// last batch, or by Close.
+type mapping struct{ data []byte }
 
 // pipeline reads files with one goroutine and decodes their records with
 // others; out delivers the batches in order.
@@ -332,6 +348,9 @@ type pipeline struct {
 	once sync.Once
 	wg   sync.WaitGroup
 	free chan []byte // chunks Next is done with
+
+	mu   sync.Mutex
+	maps map[*mapping]bool // the files mapped and not yet unmapped
 }
 
 func startPipeline(fsys fs.FS, files []string) *pipeline {
@@ -340,6 +359,7 @@ func startPipeline(fsys fs.FS, files []string) *pipeline {
 		work: make(chan *batch, pipelineDepth),
 		stop: make(chan struct{}),
 		free: make(chan []byte, pipelineDepth+2),
+		maps: map[*mapping]bool{},
 	}
 	workers := max(runtime.GOMAXPROCS(0), 1)
 	p.wg.Add(1 + workers)
@@ -356,8 +376,62 @@ func (p *pipeline) halt() { p.once.Do(func() { close(p.stop) }) }
 // wait waits for the goroutines to end.
 func (p *pipeline) wait() { p.wg.Wait() }
 
+// mapFile maps f, of size bytes, if it can.
+func (p *pipeline) mapFile(f fs.File, size int64) *mapping {
+	data, ok := mapFile(f, size)
+	if !ok {
+		return nil
+	}
+	m := &mapping{data: data}
+	p.mu.Lock()
+	p.maps[m] = true
+	p.mu.Unlock()
+	return m
+}
+
+// unmap unmaps m; nothing may read it after.
+func (p *pipeline) unmap(m *mapping) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.maps[m] {
+		delete(p.maps, m)
+		unmapFile(m.data)
+	}
+}
+
+// mapped reports whether addr is in a file mapped now.
+func (p *pipeline) mapped(addr uintptr) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for m := range p.maps {
+		start := uintptr(unsafe.Pointer(unsafe.SliceData(m.data)))
+		if addr >= start && addr-start < uintptr(len(m.data)) {
+			return true
+		}
+	}
+	return false
+}
+
+// unmapAll unmaps every mapped file, once the goroutines have ended.
+func (p *pipeline) unmapAll() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for m := range p.maps {
+		unmapFile(m.data)
+	}
+	clear(p.maps)
+}
+
 // recycle takes back the chunk of a batch Next is done with.
 func (p *pipeline) recycle(b *batch) {
+	if b.m != nil {
+		if b.last {
+			p.unmap(b.m)
+		} else {
+			dropPages(pageAligned(b.chunk))
+		}
+		return
+	}
 	if cap(b.chunk) == chunkSize {
 		select {
 		case p.free <- b.chunk[:0]:
@@ -398,6 +472,7 @@ func (p *pipeline) send(b *batch) bool {
 // decode decodes the batches it is given until the reading ends.
 func (p *pipeline) decode() {
 	defer p.wg.Done()
+	debug.SetPanicOnFault(true) // a mapped file cut short while read is an error, not a crash
 	f := fastDecoders.Get().(*fastDecoder)
 	defer fastDecoders.Put(f)
 	for b := range p.work {
@@ -408,7 +483,16 @@ func (p *pipeline) decode() {
 
 // decodeBatch decodes the records of b with f, unless the pipeline halts.
 func (p *pipeline) decodeBatch(b *batch, f *fastDecoder) {
-	for i := range b.items {
+	i := 0
+	defer func() {
+		if e := recover(); e != nil {
+			err := p.faultError(e, b.items[i].file)
+			for ; i < len(b.items); i++ {
+				b.items[i].err, b.items[i].decoded = err, false
+			}
+		}
+	}()
+	for ; i < len(b.items); i++ {
 		if i%64 == 0 {
 			select {
 			case <-p.stop:
@@ -429,11 +513,50 @@ func (p *pipeline) read(fsys fs.FS, files []string) {
 	defer p.wg.Done()
 	defer close(p.work)
 	defer close(p.out)
+	debug.SetPanicOnFault(true)
 	for _, name := range files {
-		if !p.readFile(fsys, name) {
+		if !p.readFileSafe(fsys, name) {
 			return
 		}
 	}
+}
+
+// readFileSafe is readFile, with a mapped file cut short while it is read
+// an error of that file.
+func (p *pipeline) readFileSafe(fsys fs.FS, name string) (ok bool) {
+	defer func() {
+		if e := recover(); e != nil {
+			p.send(&batch{items: []item{{file: name, err: p.faultError(e, name)}}, done: make(chan struct{})})
+			ok = false
+		}
+	}()
+	return p.readFile(fsys, name)
+}
+
+// faultError returns the error of reading a mapped file that faulted, and
+// panics again with what is not such a fault: any other panic, and a fault
+// at an address outside the mapped files (a nil pointer is a bug).
+func (p *pipeline) faultError(e any, name string) error {
+	fault, ok := e.(interface{ Addr() uintptr })
+	if !ok || !p.mapped(fault.Addr()) {
+		panic(e)
+	}
+	return fmt.Errorf("read %s: the file changed while it was read (it is shorter than when it was opened)", name)
+}
+
+// pageAligned returns the whole pages of b.
+func pageAligned(b []byte) []byte {
+	if len(b) == 0 {
+		return nil
+	}
+	page := uintptr(os.Getpagesize())
+	start := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	lo := (start + page - 1) &^ (page - 1)
+	hi := (start + uintptr(len(b))) &^ (page - 1)
+	if hi <= lo {
+		return nil
+	}
+	return b[lo-start : hi-start]
 }
 
 // readFile frames the records of one file into batches, a chunk at a
@@ -459,7 +582,12 @@ func (p *pipeline) readFile(fsys fs.FS, name string) bool {
 		eof  bool
 		need int // bytes from pos the record there needs, as far as frame could tell
 		b    = &batch{done: make(chan struct{})}
+		m    = p.mapFile(f, size)
+		lo   int // of b's first record in buf, when m is
 	)
+	if m != nil {
+		buf, eof, b.m = m.data, true, m
+	}
 	for {
 		if rest := len(buf) - pos; !eof && need >= rest {
 			if want := max(need-rest, 1); cap(buf)-len(buf) < want {
@@ -501,6 +629,13 @@ func (p *pipeline) readFile(fsys fs.FS, name string) bool {
 		case frameRecord:
 			b.items = append(b.items, it)
 			pos += n
+			if m != nil && pos-lo >= chunkSize {
+				b.chunk = buf[lo:pos]
+				if !p.send(b) {
+					return false
+				}
+				b, lo = &batch{done: make(chan struct{}), m: m}, pos
+			}
 			continue
 		case frameFail:
 			b.items = append(b.items, it)
@@ -509,7 +644,10 @@ func (p *pipeline) readFile(fsys fs.FS, name string) bool {
 				b.items = append(b.items, it)
 			}
 		}
-		if len(b.items) > 0 && !p.send(b) {
+		if m != nil {
+			b.chunk, b.last = buf[lo:pos], true // sent even if empty: Next unmaps the file
+		}
+		if (len(b.items) > 0 || m != nil) && !p.send(b) {
 			return false
 		}
 		return res == frameEnd

@@ -309,12 +309,15 @@ func (d *Decoder) ReadEndBlockData() error {
 
 // ClassDescs returns the class descriptors of the stream read so far, in
 // handle order (proxies included).
-func (d *Decoder) ClassDescs() []*ClassDesc {
-	var out []*ClassDesc
+func (d *Decoder) ClassDescs() []*ClassDesc { return d.AppendClassDescs(nil) }
+
+// AppendClassDescs appends the class descriptors of the stream read so
+// far to dst, as ClassDescs returns them.
+func (d *Decoder) AppendClassDescs(dst []*ClassDesc) []*ClassDesc {
 	for _, h := range d.handles {
 		if cd, ok := h.(*ClassDesc); ok {
-			out = append(out, cd)
+			dst = append(dst, cd)
 		}
 	}
-	return out
+	return dst
 }
