@@ -4,12 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"runtime/debug"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/jobevent/jobevent/internal/gcstart"
 	"github.com/jobevent/jobevent/internal/human"
 	"github.com/jobevent/jobevent/internal/progress"
 	"github.com/jobevent/jobevent/pkg/blob"
@@ -136,10 +135,4 @@ const importGCPercent = 200
 
 // relaxGC sets the collector's target to importGCPercent unless GOGC is
 // set, and returns the function that puts the previous one back.
-func relaxGC() (restore func()) {
-	if os.Getenv("GOGC") != "" {
-		return func() {}
-	}
-	prev := debug.SetGCPercent(importGCPercent)
-	return func() { debug.SetGCPercent(prev) }
-}
+func relaxGC() (restore func()) { return gcstart.SetPercent(importGCPercent) }

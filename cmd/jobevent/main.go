@@ -16,9 +16,15 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/jobevent/jobevent/internal/gcstart"
 )
 
+// startingHeap is the heap the collector first runs at (see gcstart).
+const startingHeap = 64 << 20
+
 func main() {
+	gcstart.Heap(startingHeap)
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	ctx, stop := withInterrupts(context.Background(), sigs)
