@@ -57,9 +57,11 @@ for i in $(seq "$runs"); do
 		once base "$base" replay "$dir" --dry-run --format json
 	fi
 done
-echo "medians: this tree $(median new) s, the page-cache floor $(median floor) s: $(echo "scale=2; $(median new) / $(median floor)" | bc)× the floor"
+# ratio A B: A / B, to two places.
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
+echo "medians: this tree $(median new) s, the page-cache floor $(median floor) s: $(ratio "$(median new)" "$(median floor)")× the floor"
 if [ -n "$base" ]; then
-	echo "base binary $(median base) s: this tree takes $(echo "scale=2; $(median new) / $(median base)" | bc)× its time"
+	echo "base binary $(median base) s: this tree takes $(ratio "$(median new)" "$(median base)")× its time"
 	if cmp -s "$out/new.out" "$out/base.out"; then
 		echo "outputs: identical ($(wc -c <"$out/new.out") bytes)"
 	else

@@ -15,7 +15,8 @@
 // to io.EOF, R times; any error is fatal (exit 1). Each run prints its wall
 // time, the CPU time of the whole process (user and system, every thread)
 // and the records read; the last line, "best wall X s cpu Y s records N",
-// gives the fastest run's wall time and the least CPU time of any run.
+// gives the fastest run's wall time and the least CPU time of any run. The
+// collector starts its heap as the jobevent command's does (gcstart.Default).
 package main
 
 import (
@@ -31,10 +32,12 @@ import (
 	"time"
 
 	"github.com/jobevent/jobevent/internal/cputime"
+	"github.com/jobevent/jobevent/internal/gcstart"
 	"github.com/jobevent/jobevent/pkg/flink"
 )
 
 func main() {
+	gcstart.Heap(gcstart.Default) // as cmd/jobevent starts
 	var (
 		gen     = flag.Bool("gen", false, "write DIR/job-events/events.0 from -from")
 		read    = flag.Bool("read", false, "read the job-events directory DIR")

@@ -20,11 +20,8 @@ import (
 	"github.com/jobevent/jobevent/internal/gcstart"
 )
 
-// startingHeap is the heap the collector first runs at (see gcstart).
-const startingHeap = 64 << 20
-
 func main() {
-	gcstart.Heap(startingHeap)
+	gcstart.Heap(gcstart.Default)
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	ctx, stop := withInterrupts(context.Background(), sigs)
