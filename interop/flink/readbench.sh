@@ -12,7 +12,7 @@
 # FLINK=1.20 (the default) or FLINK=2 picks the Flink version, as for run.sh; RECORDS=100000
 # and RUNS=3 by default. The JVM gets -Xmx4g and the JDK 17 options of Flink's config.yaml.
 # Exit status: 0, 1 if the two readers' record counts disagree (or a read fails), 2 usage error.
-# CI: for each version, FLINK=$v interop/flink/readbench.sh (the counts must agree; the times are
+# CI: for each version, FLINK=$v RECORDS=10000 RUNS=1 interop/flink/readbench.sh (the counts must agree; the times are
 # the machine's and are not checked).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
