@@ -25,18 +25,17 @@ const Default = 64 << 20
 
 var (
 	mu      sync.Mutex
-	tuning  bool  // between Heap and the live heap's reaching half the starting heap
+	tuning  bool  // from Heap until the live heap reaches half the starting heap, or SetPercent
 	start   int64 // the starting heap
-	percent = 100 // GOGC to settle on: the environment's, or SetPercent's
+	percent = 100 // GOGC to settle on
 	limit   int64 // the memory limit to settle on
 	live    = []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 )
 
 // Heap keeps the collector's heap goal at bytes or above until the live
-// heap reaches half of it, then leaves GOGC as it was (or as SetPercent
-// sets it). It does nothing when GOGC or GOMEMLIMIT is set in the
-// environment: the user's own tuning stands. Call it once, first thing in
-// main.
+// heap reaches half of it, then leaves GOGC as it was. It does nothing
+// when GOGC or GOMEMLIMIT is set in the environment: the user's own tuning
+// stands. Call it once, first thing in main.
 func Heap(bytes int64) {
 	if userTuned() || bytes <= 0 {
 		return
@@ -49,9 +48,10 @@ func Heap(bytes int64) {
 	arm()
 }
 
-// SetPercent sets GOGC to p, now or, while Heap's starting heap holds,
-// once it is over; the function it returns puts the previous target back.
-// It does nothing when GOGC is set in the environment.
+// SetPercent sets GOGC to p and ends Heap's starting heap, if it still
+// holds: a command that knows its heap sets its own target. The function
+// it returns puts the previous target back. It does nothing when GOGC is
+// set in the environment.
 func SetPercent(p int) (restore func()) {
 	if os.Getenv("GOGC") != "" {
 		return func() {}
@@ -66,12 +66,14 @@ func SetPercent(p int) (restore func()) {
 	}
 }
 
-// set sets the target to settle on, and GOGC now if Heap's is over, and
-// returns the previous target; mu is held.
+// set ends the starting heap and sets GOGC, and returns the previous
+// target; mu is held.
 func set(p int) (prev int) {
 	if tuning {
-		prev, percent = percent, p
-		return prev
+		tuning = false
+		debug.SetMemoryLimit(limit)
+		debug.SetGCPercent(p)
+		return percent
 	}
 	return debug.SetGCPercent(p)
 }
@@ -91,6 +93,9 @@ func arm() {
 func after() {
 	mu.Lock()
 	defer mu.Unlock()
+	if !tuning {
+		return // SetPercent ended it
+	}
 	debug.SetMemoryLimit(limit)
 	metrics.Read(live)
 	l := live[0].Value.Uint64()
