@@ -1,11 +1,22 @@
 package gcstart
 
 import (
+	"math"
 	"runtime"
 	"runtime/debug"
 	"testing"
 	"time"
 )
+
+// untuned clears GOGC and GOMEMLIMIT from the environment, sets GOGC to
+// 100 and no memory limit, puts both back after t, and returns the limit.
+func untuned(t *testing.T) (limit int64) {
+	t.Setenv("GOGC", "")
+	t.Setenv("GOMEMLIMIT", "")
+	p, l := debug.SetGCPercent(100), debug.SetMemoryLimit(math.MaxInt64)
+	t.Cleanup(func() { debug.SetGCPercent(p); debug.SetMemoryLimit(l) })
+	return math.MaxInt64
+}
 
 // gcPercent returns GOGC as set now.
 func gcPercent() int {
@@ -18,11 +29,7 @@ func gcPercent() int {
 // and restores it, and the memory limit, once the live heap passes half the
 // starting heap.
 func TestHeap(t *testing.T) {
-	t.Setenv("GOGC", "")
-	t.Setenv("GOMEMLIMIT", "")
-	defer debug.SetGCPercent(debug.SetGCPercent(100))
-	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
-	limit := debug.SetMemoryLimit(-1)
+	limit := untuned(t)
 
 	Heap(64 << 20)
 	if p := gcPercent(); p != -1 {
@@ -73,11 +80,7 @@ func waitPercent(t *testing.T, ok func(int) bool, want string) {
 // limit are the target's at once, and its restore puts back the target
 // from before Heap.
 func TestSetPercent_WhileTuning(t *testing.T) {
-	t.Setenv("GOGC", "")
-	t.Setenv("GOMEMLIMIT", "")
-	defer debug.SetGCPercent(debug.SetGCPercent(100))
-	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
-	limit := debug.SetMemoryLimit(-1)
+	limit := untuned(t)
 
 	Heap(64 << 20)
 	restore := SetPercent(200)

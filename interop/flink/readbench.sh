@@ -46,26 +46,32 @@ dir="$tmp/log/job-events"
 # best FILE prints the wall and CPU seconds and the records of FILE's "best wall X s cpu Y s records N" line.
 best() { awk '$1 == "best" && $2 == "wall" { print $3, $6, $9 }' "$1"; }
 
-flink_wall="" flink_cpu="" flink_n="" go_wall="" go_cpu="" go_n=""
+# keep FILE NAME appends the best line of FILE, run $i's, to $tmp/NAME.best.
+keep() {
+  best "$1" >>"$tmp/$2.best"
+  [ "$(wc -l <"$tmp/$2.best")" -eq "$i" ] || { echo "readbench.sh: $2 printed no best line in run $i" >&2; exit 1; }
+}
+# summary NAME prints the least wall and CPU seconds of NAME's runs and their record count,
+# "differs" when the runs read different counts.
+summary() {
+  awk 'NR == 1 { w = $1; c = $2; n = $3 } $1 < w { w = $1 } $2 < c { c = $2 } $3 != n { n = "differs" }
+    END { print w, c, n }' "$tmp/$1.best"
+}
+
 for i in $(seq 1 "$runs"); do
   echo "== run $i/$runs: Flink $version FileSystemJobEventStore (ReadBench)"
   java -Xmx4g -Djava.io.tmpdir="$tmp" -Dorg.slf4j.simpleLogger.defaultLogLevel=error "${jdk_opts[@]}" \
     -cp "$build/classes:$(cat "$stamp")" \
     io.github.jobevent.flinkharness.ReadBench "$dir" 5 2 | sed "s#$tmp/##" | tee "$tmp/java.out"
+  keep "$tmp/java.out" ReadBench
   echo "== run $i/$runs: jobevent flink.OpenDir (bench/flinklog)"
   "$tmp/flinklog" -read -dir "$dir" -runs 5 | sed "s#$tmp/##" | tee "$tmp/go.out"
-  read -r w c n < <(best "$tmp/java.out") || true
-  [ -n "$n" ] || { echo "readbench.sh: ReadBench printed no best line" >&2; exit 1; }
-  if [ -z "$flink_wall" ] || awk -v a="$w" -v b="$flink_wall" 'BEGIN { exit !(a < b) }'; then flink_wall="$w"; fi
-  if [ -z "$flink_cpu" ] || awk -v a="$c" -v b="$flink_cpu" 'BEGIN { exit !(a < b) }'; then flink_cpu="$c"; fi
-  [ -z "$flink_n" ] || [ "$flink_n" = "$n" ] || { echo "readbench.sh: Flink read $n records in run $i, $flink_n before" >&2; exit 1; }
-  flink_n="$n"
-  read -r w c n < <(best "$tmp/go.out") || true
-  [ -n "$n" ] || { echo "readbench.sh: flinklog printed no best line" >&2; exit 1; }
-  if [ -z "$go_wall" ] || awk -v a="$w" -v b="$go_wall" 'BEGIN { exit !(a < b) }'; then go_wall="$w"; fi
-  if [ -z "$go_cpu" ] || awk -v a="$c" -v b="$go_cpu" 'BEGIN { exit !(a < b) }'; then go_cpu="$c"; fi
-  [ -z "$go_n" ] || [ "$go_n" = "$n" ] || { echo "readbench.sh: jobevent read $n records in run $i, $go_n before" >&2; exit 1; }
-  go_n="$n"
+  keep "$tmp/go.out" flinklog
+done
+read -r flink_wall flink_cpu flink_n < <(summary ReadBench)
+read -r go_wall go_cpu go_n < <(summary flinklog)
+for n in "$flink_n" "$go_n"; do
+  [ "$n" != differs ] || { echo "readbench.sh: a reader read different record counts in different runs" >&2; exit 1; }
 done
 
 echo "== best of $runs runs, $records-record directory from ${src#"$root/"}, load average now $(cut -d' ' -f1-3 /proc/loadavg)"
