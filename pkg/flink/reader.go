@@ -55,10 +55,11 @@ type Record struct {
 // contiguous, and a record cut short ends its file.
 //
 // The first Next starts reading: one goroutine reads the files in large
-// chunks and frames their records, and GOMAXPROCS goroutines decode them,
-// a chunk at a time, ahead of Next, which returns the records, warnings
-// and errors in file order, exactly as a record-by-record reader would.
-// Close stops them. A Reader is not safe for concurrent use.
+// chunks (on Linux a local file is mapped into memory instead) and frames
+// their records, and GOMAXPROCS goroutines decode them, a chunk at a time,
+// ahead of Next, which returns the records, warnings and errors in file
+// order, exactly as a record-by-record reader would. Close stops them. A
+// Reader is not safe for concurrent use.
 type Reader struct {
 	fsys     fs.FS
 	files    []string
