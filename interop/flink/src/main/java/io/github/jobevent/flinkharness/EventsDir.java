@@ -1,5 +1,9 @@
 package io.github.jobevent.flinkharness;
 
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.runtime.jobmaster.event.FileSystemJobEventStore;
+import org.apache.flink.runtime.jobmaster.event.JobEvent;
+
 import java.io.DataInputStream;
 import java.io.EOFException;
 import java.io.IOException;
@@ -12,10 +16,29 @@ import java.util.List;
 /**
  * EventsDir reads the framing of Flink's job-events directory (files events.0, events.1, ...;
  * records of int32 type, int32 length, payload, big-endian) far enough to count records, and
- * copies the directory.
+ * copies the directory; readWithFlink reads it with Flink's own store.
  */
 final class EventsDir {
     private EventsDir() {}
+
+    /**
+     * readWithFlink reads every event of dir with Flink's own FileSystemJobEventStore (start,
+     * readEvent to null, then stop(false), which keeps the files) and returns how many it read.
+     */
+    static long readWithFlink(Path dir) throws Exception {
+        FileSystemJobEventStore store =
+                new FileSystemJobEventStore(new org.apache.flink.core.fs.Path(dir.toUri()), new Configuration());
+        long n = 0;
+        try {
+            store.start();
+            for (JobEvent e = store.readEvent(); e != null; e = store.readEvent()) {
+                n++;
+            }
+        } finally {
+            store.stop(false);
+        }
+        return n;
+    }
 
     /** files returns events.0, events.1, ... while the numbering is contiguous. */
     static List<Path> files(Path dir) {

@@ -1,8 +1,6 @@
 package io.github.jobevent.flinkharness;
 
-import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.jobmaster.event.FileSystemJobEventStore;
-import org.apache.flink.runtime.jobmaster.event.JobEvent;
 import org.apache.flink.runtime.util.EnvironmentInformation;
 
 import java.io.IOException;
@@ -69,15 +67,8 @@ public final class FlipCheck {
     private static String verdict(Path dir, byte[] data) throws IOException {
         Files.createDirectories(dir);
         Files.write(dir.resolve("events.0"), data);
-        FileSystemJobEventStore store =
-                new FileSystemJobEventStore(new org.apache.flink.core.fs.Path(dir.toUri()), new Configuration());
-        int n = 0;
         try {
-            store.start();
-            for (JobEvent e = store.readEvent(); e != null; e = store.readEvent()) {
-                n++;
-            }
-            return "reads " + n;
+            return "reads " + EventsDir.readWithFlink(dir);
         } catch (Throwable t) {
             if (System.getenv("FLIPCHECK_WHY") != null) {
                 Throwable root = t;
@@ -88,7 +79,6 @@ public final class FlipCheck {
             }
             return "fails";
         } finally {
-            store.stop(false);
             Files.delete(dir.resolve("events.0"));
             Files.delete(dir);
         }

@@ -1,8 +1,6 @@
 package io.github.jobevent.flinkharness;
 
-import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.jobmaster.event.FileSystemJobEventStore;
-import org.apache.flink.runtime.jobmaster.event.JobEvent;
 import org.apache.flink.runtime.util.EnvironmentInformation;
 
 import java.io.IOException;
@@ -50,7 +48,7 @@ public final class ReadBench {
         long count = -1;
         for (int i = 1; i <= warmups; i++) {
             long t0 = System.nanoTime();
-            long n = read(dir);
+            long n = EventsDir.readWithFlink(dir);
             unchanged(dir, files);
             System.out.printf("warm-up %d wall %.4f s records %d (untimed)%n", i, (System.nanoTime() - t0) / 1e9, n);
             count = check(count, n, "warm-up " + i);
@@ -60,7 +58,7 @@ public final class ReadBench {
         for (int i = 1; i <= runs; i++) {
             long cpu0 = os.getProcessCpuTime();
             long t0 = System.nanoTime();
-            long n = read(dir);
+            long n = EventsDir.readWithFlink(dir);
             long wall = System.nanoTime() - t0;
             long cpu = os.getProcessCpuTime() - cpu0;
             unchanged(dir, files);
@@ -70,22 +68,6 @@ public final class ReadBench {
             bestCpu = Math.min(bestCpu, cpu);
         }
         System.out.printf("best wall %.4f s cpu %.4f s records %d%n", bestWall / 1e9, bestCpu / 1e9, count);
-    }
-
-    /** read reads every event of dir with Flink's store. */
-    private static long read(Path dir) throws Exception {
-        FileSystemJobEventStore store =
-                new FileSystemJobEventStore(new org.apache.flink.core.fs.Path(dir.toUri()), new Configuration());
-        long n = 0;
-        try {
-            store.start();
-            for (JobEvent e = store.readEvent(); e != null; e = store.readEvent()) {
-                n++;
-            }
-        } finally {
-            store.stop(false);
-        }
-        return n;
     }
 
     /** unchanged exits 1 unless dir holds the files it held before the runs, of the same sizes. */
