@@ -600,7 +600,8 @@ final class ScenarioRun {
      * partition because a TaskManager still alive did not answer in time: the harness's failover
      * cuts the TaskManagers off from ZooKeeper too, and one sometimes answers the new JobMaster's
      * partition request only after its timeout ("Timeout occurred ... while fetching
-     * partition(s)", then the partition among the "missed partitions" of Flink's recovery line).
+     * partition(s)", then the partition among the "missed partitions" of Flink's recovery line,
+     * or Flink's recovery failing on the timeout and restarting the whole job).
      * Flink then reruns producers whose partitions exist, which no job-events record can tell, so
      * such a run is no ground truth. The partitions of a vertex whose consumers had all finished
      * at the failover point are meant to be missed (Flink's release strategy released them), and
@@ -631,8 +632,17 @@ final class ScenarioRun {
         }
         List<String> lines = Files.readAllLines(Path.of(logFile), StandardCharsets.UTF_8);
         String recovered = "Job " + id + " successfully recovered from JM failover";
+        String failed = "Job " + id + " recover failed from JM failover, fail global";
         int failover = -1;
         for (int i = 0; i < lines.size(); i++) {
+            if (lines.get(i).contains(failed)) {
+                // The recovery gave up on the timeout itself: Flink deletes the log and restarts
+                // the whole job, every partition it asked for counts as missed.
+                Set<String> timedOut = timedOutBefore(lines, i);
+                Map<String, Vertex> point = points.get(Math.min(failover + 1, points.size() - 1));
+                checkTimedOut(timedOut, timedOut, point, consumers, taskManagerOf, lost, "failed after timing out");
+                continue;
+            }
             if (!lines.get(i).contains(recovered)) {
                 continue;
             }
@@ -646,28 +656,42 @@ final class ScenarioRun {
                     break;
                 }
             }
-            Set<String> timedOut = new HashSet<>();
-            for (int k = j - 1; k >= Math.max(0, j - 5); k--) {
-                List<String> list = bracketed(lines.get(k), "while fetching partition(s) ([");
-                if (list != null) {
-                    timedOut.addAll(list);
-                    break;
-                }
+            checkTimedOut(missed, timedOutBefore(lines, j), point, consumers, taskManagerOf, lost, "timed out");
+        }
+    }
+
+    /** timedOutBefore returns the partitions of the "while fetching partition(s)" line within 5 lines before line i. */
+    private static Set<String> timedOutBefore(List<String> lines, int i) {
+        Set<String> timedOut = new HashSet<>();
+        for (int k = i - 1; k >= Math.max(0, i - 5); k--) {
+            List<String> list = bracketed(lines.get(k), "while fetching partition(s) ([");
+            if (list != null) {
+                timedOut.addAll(list);
+                break;
             }
-            for (String partition : missed) {
-                int producer = partition.indexOf('@');
-                if (producer < 0 || !timedOut.contains(partition)) {
-                    continue;
-                }
-                String attempt = partition.substring(producer + 1);
-                if (released(attempt, consumers, point)) {
-                    continue;
-                }
-                String tm = taskManagerOf.get(attempt);
-                if (tm == null || !lost.contains(tm)) {
-                    throw new Disturbed("Flink's recovery timed out fetching partition " + partition + " of "
-                            + (tm == null ? "an unknown TaskManager" : "TaskManager " + tm + ", still running"));
-                }
+        }
+        return timedOut;
+    }
+
+    /**
+     * checkTimedOut throws {@link Disturbed} when a partition of missed that Flink's recovery timed
+     * out fetching was neither released at the point nor on a TaskManager the scenario stopped.
+     */
+    private static void checkTimedOut(Set<String> missed, Set<String> timedOut, Map<String, Vertex> point,
+            Map<String, List<String[]>> consumers, Map<String, String> taskManagerOf, List<String> lost, String how) {
+        for (String partition : missed) {
+            int producer = partition.indexOf('@');
+            if (producer < 0 || !timedOut.contains(partition)) {
+                continue;
+            }
+            String attempt = partition.substring(producer + 1);
+            if (released(attempt, consumers, point)) {
+                continue;
+            }
+            String tm = taskManagerOf.get(attempt);
+            if (tm == null || !lost.contains(tm)) {
+                throw new Disturbed("Flink's recovery " + how + " fetching partition " + partition + " of "
+                        + (tm == null ? "an unknown TaskManager" : "TaskManager " + tm + ", still running"));
             }
         }
     }
