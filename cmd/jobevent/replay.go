@@ -133,7 +133,7 @@ func runReplay(c *cli.Context) error {
 	if a == nil {
 		return err
 	}
-	st, note, plan := a.State, a.Note, a.Plan
+	st, note := a.State, a.Note
 	if a.Unreadable != nil {
 		warnf(c.App.ErrWriter, "%v: a resumed master cannot replay the log and restarts the job (log_unreadable); the plan covers what could be read", a.Unreadable)
 	}
@@ -155,7 +155,7 @@ func runReplay(c *cli.Context) error {
 	if c.String("format") == "json" {
 		err = a.WriteJSON(c.App.Writer)
 	} else {
-		err = printPlanTable(c, plan, st.Names(), c.Bool("verbose"), opts.LostPartitions)
+		err = printPlanTable(c, a.Plan(), st.Names(), c.Bool("verbose"), opts.LostPartitions)
 	}
 	if err == nil && a.Unreadable != nil {
 		// The log is corrupt: exit 2 as every reader does, after the plan

@@ -24,8 +24,10 @@ type PlanQuery struct {
 // PlanAnswer is the answer of replay --dry-run and what the caller may
 // warn about.
 type PlanAnswer struct {
-	Plan  *replay.RecoveryPlan
-	State *replay.State
+	// DryRun is the plan decided, laid out as rows by Plan or written
+	// row by row by WriteJSON; nil when replay.DecideDryRun failed.
+	DryRun *replay.DryRun
+	State  *replay.State
 	// Note is the log's note on its settings (logsource.WithSettings),
 	// printed unless the log is Flink's; "" for none.
 	Note string
@@ -38,7 +40,7 @@ type PlanAnswer struct {
 // Plan answers replay --dry-run for src, opened with Until: q.At: it reads
 // the columns the plan depends on (logsource.WithProjection), folds the
 // log to q.At and plans with the log's settings. An error of
-// replay.PlanDryRun is returned as is (the caller names the flag at
+// replay.DecideDryRun is returned as is (the caller names the flag at
 // fault, AvailabilityError).
 func Plan(ctx context.Context, src logsource.Source, q PlanQuery) (*PlanAnswer, error) {
 	var po replay.PlanOptions
@@ -60,19 +62,23 @@ func Plan(ctx context.Context, src logsource.Source, q PlanQuery) (*PlanAnswer, 
 		po.LogUnreadable, a.Unreadable = true, err
 	}
 	a.State = st
-	if a.Plan, err = replay.PlanDryRun(st, q.Available, po); err != nil {
+	if a.DryRun, err = replay.DecideDryRun(st, q.Available, po); err != nil {
 		return a, err
 	}
 	return a, nil
 }
 
-// WriteJSON writes the plan's JSON (replay.WritePlanJSON, with the
-// vertices' names).
+// Plan returns the plan laid out as rows (replay.DryRun.Plan).
+func (a *PlanAnswer) Plan() *replay.RecoveryPlan { return a.DryRun.Plan() }
+
+// WriteJSON writes the plan's JSON with the vertices' names: the bytes
+// replay.WritePlanJSON writes for Plan(), written row by row as they are
+// decided, so that a plan printed once is never held whole.
 func (a *PlanAnswer) WriteJSON(w io.Writer) error {
-	return replay.WritePlanJSON(w, a.Plan, a.State.Names())
+	return a.DryRun.WriteJSON(w, a.State.Names())
 }
 
-// AvailabilityError is the message of replay.PlanDryRun's err on the
+// AvailabilityError is the message of replay.DecideDryRun's err on the
 // what-if options o: the flag and value at fault, then what is wrong.
 func AvailabilityError(st *replay.State, o replay.AvailabilityOptions, err error) error {
 	if !errors.Is(err, replay.ErrUnknownVertex) {

@@ -226,7 +226,7 @@ func (s *Server) plan(ctx context.Context, j *job, q answer.PlanQuery, fo *logso
 		}
 		return nil, err
 	}
-	p := &planned{plan: a.Plan, names: a.State.Names()}
+	p := &planned{plan: a.Plan(), names: a.State.Names()}
 	s.plans.put(key, p)
 	return p, nil
 }

@@ -3,6 +3,7 @@ package replay
 import (
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/jobevent/jobevent/pkg/format"
 )
@@ -202,6 +203,16 @@ func (o AvailabilityOptions) check(s *State) error {
 // jobevent's profile: the planner then asks the lost workers and
 // partitions of o directly, and with none lost it looks nothing up.
 func PlanDryRun(s *State, o AvailabilityOptions, po PlanOptions) (*RecoveryPlan, error) {
+	d, err := DecideDryRun(s, o, po)
+	if err != nil {
+		return nil, err
+	}
+	return d.Plan(), nil
+}
+
+// DecideDryRun decides the plan of PlanDryRun(s, o, po), with its error,
+// without laying it out as rows: see DryRun.
+func DecideDryRun(s *State, o AvailabilityOptions, po PlanOptions) (*DryRun, error) {
 	if err := o.check(s); err != nil {
 		return nil, err
 	}
@@ -210,13 +221,46 @@ func PlanDryRun(s *State, o AvailabilityOptions, po PlanOptions) (*RecoveryPlan,
 		if err != nil {
 			return nil, err
 		}
-		return PlanRecovery(s, a, po), nil
+		return &DryRun{p: decideRecovery(s, a, po)}, nil
 	}
 	var set partitionSet // nil: every recorded partition
 	if r := newRecordedSet(s, o); r != nil {
 		set = r
 	}
-	return planRecovery(s, set, po), nil
+	return &DryRun{p: decideRecovery(s, set, po)}, nil
+}
+
+// A DryRun is the plan of PlanDryRun decided for every subtask but not yet
+// laid out as rows. Plan lays them out as a RecoveryPlan; WriteJSON writes
+// them as it decides them and holds none, for a plan too large to keep:
+// the rows of a job of a million subtasks take 72 MB. A DryRun reads the
+// State it was decided from, which must not change while the DryRun is
+// used. It is not safe for concurrent use.
+type DryRun struct {
+	p    *planner
+	plan *RecoveryPlan // laid out by Plan
+}
+
+// Plan returns the plan, laid out as rows on the first call; later calls
+// return the same plan.
+func (d *DryRun) Plan() *RecoveryPlan {
+	if d.plan == nil {
+		d.plan = d.p.layout()
+	}
+	return d.plan
+}
+
+// WriteJSON writes the plan's JSON to w: the bytes WritePlanJSON writes
+// for Plan(), each row decided as it is written and then dropped (from
+// the plan laid out, once Plan was called). names are the vertices' names,
+// as for WritePlanJSON.
+func (d *DryRun) WriteJSON(w io.Writer, names map[string]string) error {
+	if d.plan != nil {
+		return WritePlanJSON(w, d.plan, names)
+	}
+	return writePlanJSON(w, d.p.head(), names, func(row func(*SubtaskPlan)) Summary {
+		return d.p.eachRow(func(_ int32, r *SubtaskPlan) { row(r) })
+	})
 }
 
 // partitionSet is the set A as the planner asks it; a nil partitionSet

@@ -68,6 +68,9 @@
 // nothing runs). The dry run calls PlanDryRun(s, o, opts), the same plan
 // for the A that the AvailabilityOptions o describe, from the same
 // planner, without building A where it cannot change the plan.
+// DecideDryRun(s, o, opts) decides that plan without laying it out:
+// its WriteJSON writes each row as it is decided and holds none, so the
+// JSON of a job of a million subtasks costs no memory for its rows.
 //
 // A recovering master logs RecoveryPlan.Resets as one subtasks_reset
 // (reason "recovery") right after its master_started, goes on with

@@ -1,6 +1,7 @@
 package replay_test
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math/rand"
@@ -66,6 +67,39 @@ func comparePlans(t *testing.T, name string, st *replay.State, ao replay.Availab
 		t.Fatalf("%s: kept, resets or deferred differ", name)
 	}
 	checkKept(t, name, st, got)
+	checkStreamedJSON(t, name, st, ao, po, got)
+}
+
+// checkStreamedJSON compares the JSON DryRun.WriteJSON writes row by row
+// with WritePlanJSON's of the plan laid out, byte for byte, with and
+// without vertex names.
+func checkStreamedJSON(t *testing.T, name string, st *replay.State, ao replay.AvailabilityOptions, po replay.PlanOptions, plan *replay.RecoveryPlan) {
+	t.Helper()
+	names := map[string]string{}
+	for k, v := range st.Graph().Vertices {
+		if k%2 == 0 {
+			names[v.ID] = "Source: " + v.ID + " -> <map>"
+		}
+	}
+	for _, names := range []map[string]string{nil, names} {
+		d, err := replay.DecideDryRun(st, ao, po)
+		if err != nil {
+			t.Fatalf("%s: DecideDryRun: %v", name, err)
+		}
+		var streamed, laid bytes.Buffer
+		if err := d.WriteJSON(&streamed, names); err != nil {
+			t.Fatal(err)
+		}
+		if err := replay.WritePlanJSON(&laid, plan, names); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(streamed.Bytes(), laid.Bytes()) {
+			t.Fatalf("%s: streamed JSON\n%s\nwant\n%s", name, streamed.Bytes(), laid.Bytes())
+		}
+		if !reflect.DeepEqual(d.Plan(), plan) {
+			t.Fatalf("%s: DryRun.Plan after WriteJSON differs from PlanDryRun's", name)
+		}
+	}
 }
 
 // checkKept compares the kept subtasks of plan with the keep rows and the

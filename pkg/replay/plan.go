@@ -33,17 +33,21 @@ import (
 // Plan only reads s. Its cost is linear in the subtasks and edges of the
 // job, plus one lookup in avail per partition of a FINISHED subtask.
 func Plan(s *State, avail Availability) *RecoveryPlan {
-	return plan(s, avail)
+	return plan(s, avail).layout()
 }
 
-// plan is Plan with A as a partitionSet (nil: every recorded partition).
-func plan(s *State, avail partitionSet) *RecoveryPlan {
+// plan applies the rule to s with A as a partitionSet (nil: every
+// recorded partition). The planner it returns holds every subtask's
+// decision and reasons; layout lays them out as a RecoveryPlan, eachRow
+// hands them out one row at a time.
+func plan(s *State, avail partitionSet) *planner {
 	p := newPlanner(s)
 	p.replay()
 	p.trim()
 	p.coordinators()
 	p.partitions(avail)
-	return p.result()
+	p.result()
+	return p
 }
 
 // PlanFields are the event fields that the plans of Plan, PlanRecovery
@@ -224,6 +228,89 @@ func (p *planner) partitions(avail partitionSet) {
 	p.close()              // needed: a consumer runs; and the closure of every reset
 }
 
+// layout lays the plan out: its head, and a row for every subtask that
+// gets one (eachRow), with the kept subtasks and the resets to log.
+func (p *planner) layout() *RecoveryPlan {
+	plan := p.head()
+	plan.Subtasks = make([]SubtaskPlan, 0, len(p.s.sub))
+	plan.kept = make([]keptRef, 0, p.kept)
+	plan.Summary = p.eachRow(func(x int32, row *SubtaskPlan) {
+		switch row.Decision {
+		case DecisionKeep:
+			p.keep(plan, x)
+		case DecisionRerun:
+			if p.logsReset(p.flags[x]) {
+				plan.resets = append(plan.resets, int32(len(plan.Subtasks)))
+			}
+		}
+		plan.Subtasks = append(plan.Subtasks, *row)
+	})
+	return plan
+}
+
+// head returns the plan without its subtask rows: the job, its vertices,
+// how a full restart or an ended job departs from the rule, and the
+// vertices still deferred. Its Summary is counted by eachRow.
+func (p *planner) head() *RecoveryPlan {
+	s := p.s
+	plan := &RecoveryPlan{
+		Job: s.job, LastSeq: s.lastSeq, Epoch: s.epoch,
+		Vertices: make([]VertexPlan, 0, len(p.t.ids)),
+		topo:     p.t,
+		workers:  s.workers,
+	}
+	switch {
+	case p.ended:
+		plan.Ended = s.status
+	case p.full&rDisabled != 0:
+		plan.FullRestart = ReasonRecoveryDisabled
+	case p.full != 0:
+		plan.FullRestart = ReasonLogUnreadable
+	}
+	for v, id := range p.t.ids {
+		vs := &s.vs[v]
+		still := p.deferred[v] && !p.expanded[v]
+		plan.Vertices = append(plan.Vertices, VertexPlan{
+			Vertex: id, Parallelism: vs.parallelism, Initialized: vs.parallelism > 0, Deferred: still,
+		})
+		if still {
+			plan.deferred = append(plan.deferred, id)
+		}
+	}
+	return plan
+}
+
+// eachRow calls f with the row of every subtask of every initialized
+// vertex, in plan order (by vertex, then subtask), and the subtask's dense
+// index; the row is valid only during the call. It returns the counts of
+// the decisions. The subtasks of a job the log ends that were not in the
+// finished map get no row: nothing runs them.
+func (p *planner) eachRow(f func(x int32, row *SubtaskPlan)) Summary {
+	var sets reasonSets
+	var sum Summary
+	var row SubtaskPlan // one for every call: f may not keep it
+	for v := range p.t.ids {
+		vs := &p.s.vs[v]
+		for i := int32(0); i < vs.parallelism; i++ {
+			x := vs.base + i
+			if p.ended && p.flags[x]&fInMap == 0 {
+				continue
+			}
+			row = p.row(&sets, int32(v), i)
+			switch row.Decision {
+			case DecisionKeep:
+				sum.Keep++
+			case DecisionRerun:
+				sum.Rerun++
+			default:
+				sum.Run++
+			}
+			f(x, &row)
+		}
+	}
+	return sum
+}
+
 // result is step 5, Result. Every subtask of every initialized vertex gets
 // one decision: keep (FINISHED; the finished attempt is kept, with its
 // partitions), rerun (not FINISHED, and some attempt had started or
@@ -240,35 +327,41 @@ func (p *planner) partitions(avail partitionSet) {
 // reset by steps 3 and 4), so that a second failover replays correctly
 // (Flink does not log them). And it holds the vertices still deferred, for
 // State.ExpandReset.
-func (p *planner) result() *RecoveryPlan {
-	p.explain()
-	s := p.s
-	plan := &RecoveryPlan{
-		Job: s.job, LastSeq: s.lastSeq, Epoch: s.epoch,
-		Vertices: make([]VertexPlan, 0, len(p.t.ids)),
-		Subtasks: make([]SubtaskPlan, 0, len(s.sub)),
-		topo:     p.t,
-		kept:     make([]keptRef, 0, p.kept),
-		workers:  s.workers,
-	}
-	var sets reasonSets
-	for v, id := range p.t.ids {
-		vs := &s.vs[v]
-		still := p.deferred[v] && !p.expanded[v]
-		plan.Vertices = append(plan.Vertices, VertexPlan{
-			Vertex: id, Parallelism: vs.parallelism, Initialized: vs.parallelism > 0, Deferred: still,
-		})
-		if still {
-			plan.deferred = append(plan.deferred, id)
-		}
-		for i := int32(0); i < vs.parallelism; i++ {
-			if p.ended && p.flags[vs.base+i]&fInMap == 0 {
-				continue // the job ended: nothing runs it
-			}
-			p.decide(plan, &sets, int32(v), i)
+//
+// result computes the reasons of every rerun from the final decisions;
+// layout and eachRow lay the decisions out as rows.
+func (p *planner) result() {
+	p.prefix = make([]int32, len(p.flags)+1)
+	for x, f := range p.flags {
+		p.prefix[x+1] = p.prefix[x]
+		if f&fWill != 0 {
+			p.prefix[x+1]++
 		}
 	}
-	return plan
+	for x, f := range p.flags {
+		if f&fWill == 0 || f&(fStarted|fCanceled) == 0 {
+			continue
+		}
+		if p.full != 0 {
+			p.reasons[x] = p.fullReasons(f)
+			continue
+		}
+		v := p.s.sub[x].vertex
+		var r uint8
+		switch {
+		case f&fInMap == 0:
+			r |= rRunning
+		case f&fTrimmed != 0:
+			r |= rTrimmed
+		}
+		if p.resetAll[v] || p.expanded[v] {
+			r |= rCoordinator
+		}
+		if f&fFinished != 0 {
+			r |= p.resetReasons(int32(x), v)
+		}
+		p.reasons[x] = r
+	}
 }
 
 // finishedIn counts the FINISHED subtasks of vertex vs after step 2.
@@ -282,8 +375,9 @@ func (p *planner) finishedIn(vs *vertexState) int32 {
 	return n
 }
 
-// decide appends the decision for subtask i of vertex v to plan.
-func (p *planner) decide(plan *RecoveryPlan, sets *reasonSets, v, i int32) {
+// row returns the decision for subtask i of vertex v: keep (FINISHED, its
+// finished attempt), rerun (with its next attempt and its reasons) or run.
+func (p *planner) row(sets *reasonSets, v, i int32) SubtaskPlan {
 	s := p.s
 	x := s.vs[v].base + i
 	row := SubtaskPlan{Vertex: p.t.ids[v], Subtask: i, Reasons: sets.of(0)}
@@ -292,35 +386,44 @@ func (p *planner) decide(plan *RecoveryPlan, sets *reasonSets, v, i int32) {
 	switch {
 	case f&fWill == 0:
 		row.Decision, row.Attempt = DecisionKeep, st.finAttempt
-		plan.Summary.Keep++
-		if parts := s.partsOf(x); parts != nil {
-			if plan.keptParts == nil {
-				plan.keptParts = make(map[int32][]partRec)
-			}
-			plan.keptParts[int32(len(plan.kept))] = parts
-		}
-		plan.kept = append(plan.kept, keptRef{
-			row: int32(len(plan.Subtasks)), worker: st.worker, bytesOut: st.bytesOut, records: st.recOut,
-		})
 	case f&(fStarted|fCanceled) != 0:
 		row.Decision, row.Attempt, row.Reasons = DecisionRerun, st.lastAttempt+1, sets.of(p.reasons[x])
-		plan.Summary.Rerun++
-		if p.full&rUnreadable != 0 {
+		switch {
+		case p.full&rUnreadable != 0:
 			row.Attempt = 0 // the master cannot read the attempts: it numbers them again
-		} else if p.full != 0 {
-			if f&fInMap != 0 {
-				plan.resets = append(plan.resets, int32(len(plan.Subtasks)))
-			}
-		} else if s.profile == ProfileFlink {
-			row.Attempt = p.flinkAttempt(x) // and Flink logs no recovery resets
-		} else if f&fInMap != 0 {
-			plan.resets = append(plan.resets, int32(len(plan.Subtasks)))
+		case p.full == 0 && s.profile == ProfileFlink:
+			row.Attempt = p.flinkAttempt(x)
 		}
 	default:
 		row.Decision = DecisionRun
-		plan.Summary.Run++
 	}
-	plan.Subtasks = append(plan.Subtasks, row)
+	return row
+}
+
+// logsReset reports whether a rerun subtask with flags f is a reset the
+// recovering master logs: an entry of the finished map, unless the master
+// cannot read the log (it starts from the job's graph alone) or Flink's
+// profile applies (Flink logs no recovery resets).
+func (p *planner) logsReset(f uint8) bool {
+	if f&fInMap == 0 || p.full&rUnreadable != 0 {
+		return false
+	}
+	return p.full != 0 || p.s.profile != ProfileFlink
+}
+
+// keep records the kept subtask x, whose row is the next of plan, for
+// RecoveryPlan.Kept.
+func (p *planner) keep(plan *RecoveryPlan, x int32) {
+	st := &p.s.sub[x]
+	if parts := p.s.partsOf(x); parts != nil {
+		if plan.keptParts == nil {
+			plan.keptParts = make(map[int32][]partRec)
+		}
+		plan.keptParts[int32(len(plan.kept))] = parts
+	}
+	plan.kept = append(plan.kept, keptRef{
+		row: int32(len(plan.Subtasks)), worker: st.worker, bytesOut: st.bytesOut, records: st.recOut,
+	})
 }
 
 // Decision is what recovery does with one subtask. The string values are

@@ -15,6 +15,22 @@ import (
 // after its "vertex"; the others have none. It is the one writer of a
 // plan's JSON.
 func WritePlanJSON(w io.Writer, p *RecoveryPlan, names map[string]string) error {
+	if p.Subtasks == nil {
+		return writePlanJSON(w, p, names, nil)
+	}
+	return writePlanJSON(w, p, names, func(row func(*SubtaskPlan)) Summary {
+		for k := range p.Subtasks {
+			row(&p.Subtasks[k])
+		}
+		return p.Summary
+	})
+}
+
+// writePlanJSON writes the plan whose head is p (all but its subtask rows
+// and summary) with the rows that rows hands to its argument, in order,
+// and the summary it returns; a nil rows writes "subtasks": null and p's
+// summary.
+func writePlanJSON(w io.Writer, p *RecoveryPlan, names map[string]string, rows func(row func(*SubtaskPlan)) Summary) error {
 	j := planJSON{w: w, buf: make([]byte, 0, planJSONBuffer+4<<10), names: names}
 	j.raw("{\n  \"job\": ")
 	j.str(p.Job)
@@ -25,13 +41,28 @@ func WritePlanJSON(w io.Writer, p *RecoveryPlan, names map[string]string) error 
 	j.raw(",\n  \"vertices\": ")
 	planArray(&j, p.Vertices, j.vertex)
 	j.raw(",\n  \"subtasks\": ")
-	planArray(&j, p.Subtasks, j.subtask)
+	sum := p.Summary
+	if rows == nil {
+		j.raw("null")
+	} else {
+		k := 0
+		sum = rows(func(s *SubtaskPlan) {
+			j.open(k)
+			j.subtask(s)
+			k++
+		})
+		if k == 0 {
+			j.raw("[]")
+		} else {
+			j.raw("\n  ]")
+		}
+	}
 	j.raw(",\n  \"summary\": {\n    \"keep\": ")
-	j.int(int64(p.Summary.Keep))
+	j.int(int64(sum.Keep))
 	j.raw(",\n    \"rerun\": ")
-	j.int(int64(p.Summary.Rerun))
+	j.int(int64(sum.Rerun))
 	j.raw(",\n    \"run\": ")
-	j.int(int64(p.Summary.Run))
+	j.int(int64(sum.Run))
 	j.raw("\n  }")
 	if p.Ended != "" {
 		j.raw(",\n  \"ended\": ")

@@ -41,41 +41,6 @@ func (sets *reasonSets) of(r uint8) []string {
 	return sets[r]
 }
 
-// explain computes the reasons of every rerun from the final plan.
-func (p *planner) explain() {
-	p.prefix = make([]int32, len(p.flags)+1)
-	for x, f := range p.flags {
-		p.prefix[x+1] = p.prefix[x]
-		if f&fWill != 0 {
-			p.prefix[x+1]++
-		}
-	}
-	for x, f := range p.flags {
-		if f&fWill == 0 || f&(fStarted|fCanceled) == 0 {
-			continue
-		}
-		if p.full != 0 {
-			p.reasons[x] = p.fullReasons(f)
-			continue
-		}
-		v := p.s.sub[x].vertex
-		var r uint8
-		switch {
-		case f&fInMap == 0:
-			r |= rRunning
-		case f&fTrimmed != 0:
-			r |= rTrimmed
-		}
-		if p.resetAll[v] || p.expanded[v] {
-			r |= rCoordinator
-		}
-		if f&fFinished != 0 {
-			r |= p.resetReasons(int32(x), v)
-		}
-		p.reasons[x] = r
-	}
-}
-
 // resetReasons returns partition_lost and downstream_of_reset for the
 // FINISHED subtask x of vertex v that will run.
 func (p *planner) resetReasons(x, v int32) uint8 {

@@ -47,6 +47,12 @@ func PlanRecovery(s *State, avail Availability, opts PlanOptions) *RecoveryPlan 
 // planRecovery is PlanRecovery with A as a partitionSet (nil: every
 // recorded partition).
 func planRecovery(s *State, avail partitionSet, opts PlanOptions) *RecoveryPlan {
+	return decideRecovery(s, avail, opts).layout()
+}
+
+// decideRecovery decides what PlanRecovery plans: the planner it returns
+// holds every subtask's decision and reasons, for layout or eachRow.
+func decideRecovery(s *State, avail partitionSet, opts PlanOptions) *planner {
 	var full uint8
 	if opts.RecoveryDisabled {
 		full |= rDisabled
@@ -69,16 +75,8 @@ func planRecovery(s *State, avail partitionSet, opts PlanOptions) *RecoveryPlan 
 			p.flags[x] |= fWill
 		}
 	}
-	plan := p.result()
-	switch {
-	case ended:
-		plan.Ended = s.status
-	case full&rDisabled != 0:
-		plan.FullRestart = ReasonRecoveryDisabled
-	default:
-		plan.FullRestart = ReasonLogUnreadable
-	}
-	return plan
+	p.result()
+	return p
 }
 
 // fullReasons returns the reason bits of a subtask with flags f that a
