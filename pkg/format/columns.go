@@ -114,6 +114,7 @@ func (r *SegmentReader) ReadColumns(dst *Columns, limit int) (n int, err error) 
 		m, err := r.guarded(func() (int, error) { return r.decoder.decodeColumns(dst, n, limit-n) })
 		n += m
 		if err != nil {
+			dst.resize(fs, n) // a step that failed decoded no row
 			return n, err
 		}
 	}
