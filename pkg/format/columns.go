@@ -235,14 +235,12 @@ func requiredRun[T int32 | int64](c *colCursor, dst []T, value func(*colCursor) 
 // optionalRun reads the values of a run of rows of an optional column on
 // the current page, whose definition levels are defs.
 func optionalRun[T int32 | int64](c *colCursor, dst []T, defs []byte, value func(*colCursor) T, values func(*colCursor) []T) {
-	present := 0
+	present := 0 // with maximum level 1 (a flat column's), levels are 0 or 1 (pageLevels checked)
 	for _, def := range defs {
-		if def == c.maxDef {
-			present++
-		}
+		present += int(def) // no branch: which rows are NULL follows the kinds
 	}
 	vals := values(c)
-	if c.idx != nil || c.vi+present > len(vals) || c.maxDef != 1 {
+	if c.maxDef != 1 || c.idx != nil || c.vi+present > len(vals) {
 		for k, def := range defs { // value reports a shortfall of values
 			dst[k] = 0
 			if def == c.maxDef {
