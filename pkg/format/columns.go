@@ -52,39 +52,25 @@ func sub[T any](s []T, i, j int) []T {
 	return s[i:j]
 }
 
-// int64Columns and int32Columns pair the columns of Columns with the
-// fields and leaf columns they hold; seq first, it is always decoded.
-func (c *Columns) int64Columns() [6]struct {
+// column is one column of Columns: the field it holds, its leaf column
+// in the segment, and its values.
+type column[T int32 | int64] struct {
 	f   Fields
 	col int
-	v   *[]int64
-} {
-	type entry = struct {
-		f   Fields
-		col int
-		v   *[]int64
-	}
-	return [6]entry{
-		{FieldSeq, colSeq, &c.Seq}, {FieldTime, colTime, &c.Time},
-		{FieldRecordsIn, colRecordsIn, &c.RecordsIn}, {FieldRecordsOut, colRecordsOut, &c.RecordsOut},
-		{FieldBytesIn, colBytesIn, &c.BytesIn}, {FieldBytesOut, colBytesOut, &c.BytesOut},
-	}
+	v   *[]T
 }
 
-func (c *Columns) int32Columns() [4]struct {
-	f   Fields
-	col int
-	v   *[]int32
-} {
-	type entry = struct {
-		f   Fields
-		col int
-		v   *[]int32
-	}
-	return [4]entry{
-		{FieldEpoch, colEpoch, &c.Epoch}, {FieldSubtask, colSubtask, &c.Subtask},
-		{FieldParallelism, colParallelism, &c.Parallelism}, {FieldAttempt, colAttempt, &c.Attempt},
-	}
+// int64Columns and int32Columns are the columns of c; seq first, it is
+// always decoded.
+func (c *Columns) int64Columns() [6]column[int64] {
+	return [6]column[int64]{{FieldSeq, colSeq, &c.Seq}, {FieldTime, colTime, &c.Time},
+		{FieldRecordsIn, colRecordsIn, &c.RecordsIn}, {FieldRecordsOut, colRecordsOut, &c.RecordsOut},
+		{FieldBytesIn, colBytesIn, &c.BytesIn}, {FieldBytesOut, colBytesOut, &c.BytesOut}}
+}
+
+func (c *Columns) int32Columns() [4]column[int32] {
+	return [4]column[int32]{{FieldEpoch, colEpoch, &c.Epoch}, {FieldSubtask, colSubtask, &c.Subtask},
+		{FieldParallelism, colParallelism, &c.Parallelism}, {FieldAttempt, colAttempt, &c.Attempt}}
 }
 
 // errNotColumns reports a projection ReadColumns cannot decode.

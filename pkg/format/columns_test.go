@@ -85,17 +85,11 @@ func readProjected(data []byte, fs Fields) ([]Event, error) {
 		return nil, err
 	}
 	sr.Project(fs)
-	var out []Event
-	for {
-		e, err := sr.Next()
-		if err == io.EOF {
-			return out, nil
-		}
-		if err != nil {
-			return out, err
-		}
-		out = append(out, e.Project(fs))
+	out, err := nextAll(sr)
+	for i := range out {
+		out[i] = out[i].Project(fs)
 	}
+	return out, err
 }
 
 // checkColumns requires ReadColumns to read data as Read does: the same
