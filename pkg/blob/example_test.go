@@ -53,3 +53,49 @@ func Example() {
 	// 2 1 master_started
 	// 3 1 vertex_initialized
 }
+
+// An aggregate over whole columns reads them with a ColumnReader: the
+// same reader rules, no event built.
+func ExampleLog_NewColumnReader() {
+	ctx := context.Background()
+	l, err := blob.Create(ctx, "mem://example-columns?prefix=jobs/wordcount/")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer l.Close()
+	if err := l.ClaimEpoch(ctx, blob.EpochInfo{Epoch: 1, Master: "10.0.0.5:7070", StartSeq: 1}); err != nil {
+		log.Fatal(err)
+	}
+	w := l.NewWriter(1, 1, blob.WriterOptions{})
+	w.Append(format.Event{Kind: format.KindMasterStarted, Job: "wordcount", Master: "10.0.0.5:7070"})
+	for i := range int32(2) {
+		w.Append(format.Event{Kind: format.KindSubtaskFinished, Job: "wordcount", Vertex: "src", Subtask: i,
+			Worker: "w1", RecordsOut: 10, BytesOut: 1000 + int64(i)})
+	}
+	if err := w.Close(); err != nil {
+		log.Fatal(err)
+	}
+
+	r, err := l.NewColumnReader(ctx, blob.ReaderOptions{Fields: format.FieldBytesOut})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer r.Close()
+	var n, sum int64
+	for {
+		c, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			log.Fatal(err) // a *blob.CorruptError names the object
+		}
+		n += int64(c.Len())
+		for _, v := range c.BytesOut { // 0 in rows whose kind has no bytes_out
+			sum += v
+		}
+	}
+	fmt.Println("count", n, "sum(bytes_out)", sum)
+	// Output:
+	// count 3 sum(bytes_out) 2001
+}
