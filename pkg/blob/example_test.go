@@ -63,16 +63,13 @@ func ExampleLog_NewColumnReader() {
 		log.Fatal(err)
 	}
 	defer l.Close()
-	if err := l.ClaimEpoch(ctx, blob.EpochInfo{Epoch: 1, Master: "10.0.0.5:7070", StartSeq: 1}); err != nil {
-		log.Fatal(err)
+	finished := func(seq int64, subtask int32, bytes int64) format.Event {
+		return format.Event{Seq: seq, Epoch: 1, Kind: format.KindSubtaskFinished, Job: "wordcount",
+			Vertex: "src", Subtask: subtask, Worker: "w1", BytesOut: bytes}
 	}
-	w := l.NewWriter(1, 1, blob.WriterOptions{})
-	w.Append(format.Event{Kind: format.KindMasterStarted, Job: "wordcount", Master: "10.0.0.5:7070"})
-	for i := range int32(2) {
-		w.Append(format.Event{Kind: format.KindSubtaskFinished, Job: "wordcount", Vertex: "src", Subtask: i,
-			Worker: "w1", RecordsOut: 10, BytesOut: 1000 + int64(i)})
-	}
-	if err := w.Close(); err != nil {
+	segment := []format.Event{{Seq: 1, Epoch: 1, Kind: format.KindMasterStarted, Job: "wordcount", Master: "m"},
+		finished(2, 0, 1000), finished(3, 1, 1001)}
+	if _, err := l.WriteSegment(ctx, segment); err != nil {
 		log.Fatal(err)
 	}
 
