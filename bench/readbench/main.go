@@ -1,7 +1,7 @@
 // Command readbench measures reading a jobevent log in process, as
 // bench/read.sh runs it beside DuckDB on the same segment files: a
 // two-column query (the count of events and the sum of bytes_out) through
-// the projected reader, a full scan into events (by batches, and event by
+// the column reader and through the projected event reader, a full scan into events (by batches, and event by
 // event), and replay.Validate. Each is run once untimed, then -runs times; it prints the
 // median wall time, the CPU time (user and system, the whole process) of
 // that run, and events per second.
@@ -30,7 +30,7 @@ func main() {
 		url     = flag.String("log", "", "the log: a bucket URL or a directory")
 		runs    = flag.Int("runs", 3, "runs of each measure (the median is printed)")
 		workers = flag.Int("workers", 0, "decode workers (0: the reader's default)")
-		only    = flag.String("only", "", "run only this measure: count, scan, next, validate")
+		only    = flag.String("only", "", "run only this measure: count, countev, scan, next, validate")
 		prof    = flag.String("cpuprofile", "", "write a CPU profile of the measures to this file")
 		tr      = flag.String("trace", "", "write an execution trace of the measures to this file")
 	)
@@ -70,6 +70,7 @@ func main() {
 		run  func(context.Context, *blob.Log, int) (int64, string, error)
 	}{
 		{"count", countSum},
+		{"countev", countSumEvents},
 		{"scan", scanBatches},
 		{"next", scanNext},
 		{"validate", validate},
@@ -130,8 +131,33 @@ func batches(ctx context.Context, l *blob.Log, workers int, fields format.Fields
 	}
 }
 
-// countSum is `SELECT count(*), sum(bytes_out)` over the log as read.
+// countSum is `SELECT count(*), sum(bytes_out)` over the log as read,
+// column by column (blob.ColumnReader).
 func countSum(ctx context.Context, l *blob.Log, workers int) (int64, string, error) {
+	r, err := l.NewColumnReader(ctx, blob.ReaderOptions{Fields: format.FieldBytesOut, DecodeWorkers: workers})
+	if err != nil {
+		return 0, "", err
+	}
+	defer r.Close()
+	var n, sum int64
+	for {
+		c, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			return n, fmt.Sprintf("count %d, sum(bytes_out) %d", n, sum), nil
+		}
+		if err != nil {
+			return n, "", err
+		}
+		n += int64(c.Len())
+		for _, v := range c.BytesOut {
+			sum += v
+		}
+	}
+}
+
+// countSumEvents is countSum through events: the projected reader's
+// batches.
+func countSumEvents(ctx context.Context, l *blob.Log, workers int) (int64, string, error) {
 	var n, sum int64
 	err := batches(ctx, l, workers, format.FieldBytesOut, func(b []format.Event) {
 		n += int64(len(b))

@@ -18,20 +18,37 @@ import (
 // reader of many events, NextBatch costs a few nanoseconds an event where
 // Next copies each one out.
 func (r *Reader) NextBatch() ([]format.Event, error) {
+	var batch []format.Event
+	err := r.nextRun(func() (int, error) {
+		var err error
+		batch, err = r.segmentBatch()
+		return len(batch), err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return batch, nil
+}
+
+// nextRun moves the reader on to the next run of rows it keeps, which
+// take, called on the segment in hand, gathers and counts: it returns nil
+// once take has gathered rows, or the reader's sticky error (io.EOF after
+// the last row). An error take returns with rows comes with the next call.
+func (r *Reader) nextRun(take func() (int, error)) error {
 	for {
 		if r.err != nil {
-			return nil, r.err
+			return r.err
 		}
 		if r.done {
-			return nil, io.EOF
+			return io.EOF
 		}
 		if r.seg != nil {
-			batch, err := r.segmentBatch()
+			n, err := take()
 			if err != nil {
 				r.err = err
 			}
-			if len(batch) > 0 {
-				return batch, nil // an error comes with the next call
+			if n > 0 {
+				return nil
 			}
 			if err == nil && !r.done {
 				r.finishSegment()
@@ -39,7 +56,7 @@ func (r *Reader) NextBatch() ([]format.Event, error) {
 			continue
 		}
 		if !r.advance() {
-			return nil, io.EOF
+			return io.EOF
 		}
 	}
 }
@@ -86,25 +103,46 @@ func (r *Reader) segmentBatch() ([]format.Event, error) {
 // one to drop, stop or report what it must.
 func (r *Reader) wholeChunk() []format.Event {
 	c := r.seg
-	if c.i >= c.n || r.done || r.opts.Until > 0 {
+	first, ok := r.wholeStart()
+	if !ok {
 		return nil
-	}
-	prev := r.last
-	if !r.started {
-		prev = r.skipThrough
 	}
 	rows := c.buf[c.i:c.n]
-	first := c.item.First + c.row
-	last := first + int64(len(rows)) - 1
-	if first != prev+1 || first <= r.skipThrough || c.item.fence.drops(last) {
-		return nil
-	}
 	for k := range rows {
 		if rows[k].Seq != first+int64(k) || rows[k].Epoch != c.item.Epoch {
 			return nil
 		}
 	}
-	c.i, c.row = c.n, c.row+int64(len(rows))
-	r.started, r.last, r.lastEpoch, r.key = true, last, c.item.Epoch, c.item.Key
+	r.takeWhole()
 	return rows
+}
+
+// wholeStart returns the seq the rest of the chunk in hand must start
+// with for the reader to keep all of it, as wholeChunk does, and whether
+// the reader, its position and the segment's fence allow it at all; the
+// caller then checks the rows' seqs and epochs and takes them with
+// takeWhole.
+func (r *Reader) wholeStart() (first int64, ok bool) {
+	c := r.seg
+	if c.i >= c.n || r.done || r.opts.Until > 0 {
+		return 0, false
+	}
+	prev := r.last
+	if !r.started {
+		prev = r.skipThrough
+	}
+	first = c.item.First + c.row
+	last := first + int64(c.n-c.i) - 1
+	if first != prev+1 || first <= r.skipThrough || c.item.fence.drops(last) {
+		return 0, false
+	}
+	return first, true
+}
+
+// takeWhole moves past the rest of the chunk in hand, every row kept.
+func (r *Reader) takeWhole() {
+	c := r.seg
+	n := int64(c.n - c.i)
+	c.i, c.row = c.n, c.row+n
+	r.started, r.last, r.lastEpoch, r.key = true, c.item.First+c.row-1, c.item.Epoch, c.item.Key
 }

@@ -61,12 +61,14 @@ func TestCompact_Fenced(t *testing.T) {
 	}
 	want := fencedLog(t, l, true)
 	_, before := mustReadAll(t, l, ReaderOptions{})
+	checkColumnsAgree(t, l, format.ColumnFields)
 	res, err := Compact(ctx, l, CompactOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	got, after := mustReadAll(t, l, ReaderOptions{})
 	assertEvents(t, got, want)
+	checkColumnsAgree(t, l, format.ColumnFields)
 	wantKeys := []string{
 		FormatSegmentName(1, 1, 30),
 		FormatSegmentName(1, 31, 35), // fenced rows only: left alone
@@ -408,6 +410,7 @@ func TestCompact_Crash(t *testing.T) {
 				if f := fencedRows(notices); f != 11 {
 					t.Fatalf("fenced rows = %d, want 11", f)
 				}
+				checkColumnsAgree(t, l, format.FieldBytesOut) // every state a crash leaves
 				if _, err := Compact(ctx, l, CompactOptions{TargetSize: 16 << 10}); err != nil {
 					t.Fatalf("compaction after the crash: %v", err)
 				}
@@ -435,6 +438,7 @@ func TestCompact_Overlap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkColumnsAgree(t, l, format.FieldBytesOut)
 	_, err = Compact(ctx, l, CompactOptions{})
 	if !IsCorrupt(err) || !strings.Contains(err.Error(), "overlaps") || !strings.Contains(err.Error(), bad) {
 		t.Fatalf("err = %v, want an overlap corruption naming %s", err, bad)

@@ -348,6 +348,7 @@ func testTornTail(t *testing.T, b backend) {
 	mangle(t, l, keys[2], truncateHalf)
 	got, notices := mustReadAll(t, l, ReaderOptions{})
 	assertEvents(t, got, events[:20])
+	checkColumnsAgree(t, l, format.FieldBytesOut)
 	torn := noticesOf(notices, format.NoticeTornTail)
 	if len(torn) != 1 || torn[0].Key != keys[2] || torn[0].Epoch != 1 || torn[0].Seq != 21 {
 		t.Fatalf("torn notices = %+v, want one for %s", torn, keys[2])
@@ -358,6 +359,7 @@ func testTornTail(t *testing.T, b backend) {
 	writeSegments(t, l, next, 5)
 	got, notices = mustReadAll(t, l, ReaderOptions{})
 	assertEvents(t, got, append(events[:20:20], next...))
+	checkColumnsAgree(t, l, format.FieldBytesOut)
 	if f := noticesOf(notices, format.NoticeFenced); len(f) != 1 || f[0].Key != keys[2] || f[0].Count != 10 {
 		t.Fatalf("fenced notices = %+v, want the torn segment fenced whole", f)
 	}
@@ -372,6 +374,7 @@ func testCorruptOlderSegment(t *testing.T, b backend) {
 			l := newLog(t, b)
 			events, keys := threeSegments(t, l)
 			mangle(t, l, keys[1], tc.f)
+			checkColumnsAgree(t, l, format.FieldBytesOut)
 			got, _, err := readAll(t, l, ReaderOptions{})
 			if !IsCorrupt(err) {
 				t.Fatalf("err = %v, want corruption", err)
@@ -392,6 +395,7 @@ func testGap(t *testing.T, b backend) {
 	if err := l.Delete(ctx, keys[1]); err != nil {
 		t.Fatal(err)
 	}
+	checkColumnsAgree(t, l, format.FieldBytesOut)
 	got, _, err := readAll(t, l, ReaderOptions{})
 	if !IsCorrupt(err) || !errors.Is(err, ErrSeqGap) {
 		t.Fatalf("err = %v, want a seq gap", err)
@@ -452,6 +456,7 @@ func testFencedZombie(t *testing.T, b backend) {
 	got, notices := mustReadAll(t, l, ReaderOptions{})
 	want := append(numbered(events[:10], 1, 1), numbered(events[15:30], 2, 11)...)
 	assertEvents(t, got, want)
+	checkColumnsAgree(t, l, format.ColumnFields)
 	fenced := noticesOf(notices, format.NoticeFenced)
 	if len(fenced) != 1 || fenced[0].Key != racedKey || fenced[0].Count != 5 || fenced[0].Epoch != 1 || fenced[0].Seq != 11 {
 		t.Fatalf("fenced notices = %+v, want 5 rows of %s", fenced, racedKey)
@@ -472,6 +477,7 @@ func testFenceRowByRow(t *testing.T, b backend) {
 	got, notices := mustReadAll(t, l, ReaderOptions{})
 	want := append(numbered(events[:8], 1, 1), numbered(events[12:20], 2, 9)...)
 	assertEvents(t, got, want)
+	checkColumnsAgree(t, l, format.ColumnFields)
 	fenced := noticesOf(notices, format.NoticeFenced)
 	if len(fenced) != 1 || fenced[0].Key != straddling || fenced[0].Count != 4 || fenced[0].Seq != 9 {
 		t.Fatalf("fenced notices = %+v, want rows 9-12 of %s", fenced, straddling)
@@ -575,6 +581,7 @@ func testCovering(t *testing.T, b backend) {
 	}
 	got, notices := mustReadAll(t, l, ReaderOptions{})
 	assertEvents(t, got, events)
+	checkColumnsAgree(t, l, format.ColumnFields)
 	covered := noticesOf(notices, format.NoticeCovered)
 	if len(covered) != 2 || covered[0].Key != parts[0] || covered[1].Key != parts[1] || !strings.Contains(covered[0].Message, covering) {
 		t.Fatalf("covered notices = %+v, want %v covered by %s", covered, parts, covering)
@@ -597,6 +604,7 @@ func testCovering(t *testing.T, b backend) {
 	if _, err := l.WriteSegment(ctx, events[15:25]); err != nil {
 		t.Fatal(err)
 	}
+	checkColumnsAgree(t, l, format.FieldBytesOut)
 	if _, _, err := readAll(t, l, ReaderOptions{}); !IsCorrupt(err) || !strings.Contains(err.Error(), "overlaps") {
 		t.Fatalf("err = %v, want an overlap corruption", err)
 	}

@@ -77,6 +77,7 @@ func TestReader_AgreesWithEpochs(t *testing.T) {
 	if err := l.Delete(ctx, keys[2]); err != nil {
 		t.Fatal(err)
 	}
+	checkColumnsAgree(t, l, format.FieldBytesOut)
 	_, _, err := readAll(t, l, ReaderOptions{})
 	wantCorrupt(t, err, "epochs/00000002", "epoch 2 starts at seq 31", "seq 21 to 30 missing")
 	if got, _ := mustReadAll(t, l, ReaderOptions{Until: 20}); len(got) != 20 {
@@ -102,6 +103,7 @@ func TestReader_TornOrCorrupt(t *testing.T) {
 		l := memLog(t)
 		_, keys := threeSegments(t, l)
 		mangle(t, l, keys[2], f)
+		checkColumnsAgree(t, l, format.FieldBytesOut)
 		got, notices, err := readAll(t, l, ReaderOptions{})
 		wantCorrupt(t, err, keys[2])
 		if len(got) != 20 || len(noticesOf(notices, format.NoticeTornTail)) != 0 {
@@ -197,6 +199,7 @@ func TestReader_CheckCovered(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkColumnsAgree(t, l, format.FieldBytesOut)
 	got, _, err := readAll(t, l, ReaderOptions{})
 	wantCorrupt(t, err, key, "row of seq 30")
 	if len(got) != 30 {

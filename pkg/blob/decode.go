@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"runtime"
+	"sync"
 
 	"github.com/jobevent/jobevent/pkg/format"
 )
@@ -24,14 +25,19 @@ const (
 	decodeQueue = 8
 	// maxDecodeWorkers bounds the default number of decode workers.
 	maxDecodeWorkers = 4
+	// chunkRows is how many rows a chunk of columns holds (ColumnReader):
+	// columns cost a few bytes a row where events cost hundreds, so a
+	// chunk holds a whole segment of a common size, handed over at once.
+	chunkRows = 1 << 14
 )
 
-// chunk is a batch of decoded events of one segment. err, when set, comes
-// after the n events.
+// chunk is a batch of decoded rows of one segment: events, or for a
+// ColumnReader columns. err, when set, comes after the n rows.
 type chunk struct {
-	ev  []format.Event
-	n   int
-	err error
+	ev   []format.Event
+	cols *format.Columns
+	n    int
+	err  error
 }
 
 // decodeWorkers returns how many segments a reader with opts decodes at a
@@ -102,7 +108,11 @@ func (r *Reader) decodeAhead(ctx context.Context, f *fetch, prev <-chan struct{}
 	f.sr.Project(r.fields)
 	for {
 		c := r.getChunk()
-		c.n, c.err = f.sr.Read(c.ev)
+		if r.columns {
+			c.n, c.err = f.sr.ReadColumns(c.cols, chunkRows)
+		} else {
+			c.n, c.err = f.sr.Read(c.ev)
+		}
 		last := c.err != nil // c is the reader's once sent
 		select {
 		case f.chunks <- c:
@@ -137,9 +147,12 @@ func (r *Reader) opened(f *fetch) (*format.SegmentReader, error) {
 // segment's end it returns io.EOF, possibly with events.
 func (c *segmentCursor) read(r *Reader) (int, error) {
 	if r.inline {
-		if c.buf == nil {
-			c.buf = r.buf
+		if c.buf == nil && c.cols == nil {
+			c.buf, c.cols = r.buf, r.cols
 			c.sr.Project(r.fields)
+		}
+		if r.columns {
+			return c.sr.ReadColumns(c.cols, chunkRows)
 		}
 		return c.sr.Read(c.buf)
 	}
@@ -155,7 +168,7 @@ func (c *segmentCursor) read(r *Reader) (int, error) {
 			}
 			return 0, errDecodeCanceled
 		}
-		c.chunk, c.buf = ch, ch.ev[:ch.n]
+		c.chunk, c.buf, c.cols = ch, ch.ev[:min(ch.n, len(ch.ev))], ch.cols
 		return ch.n, ch.err
 	case <-r.ctx.Done():
 		return 0, r.ctx.Err()
@@ -174,7 +187,15 @@ func (c *segmentCursor) release(r *Reader) {
 	}
 }
 
+// columnChunks holds chunks of columns for reuse by every ColumnReader:
+// a reader decodes whole segments ahead, and allocating their columns
+// anew for each reader would cost about as much as decoding them.
+var columnChunks = sync.Pool{New: func() any { return &chunk{cols: new(format.Columns)} }}
+
 func (r *Reader) getChunk() *chunk {
+	if r.columns {
+		return columnChunks.Get().(*chunk)
+	}
 	select {
 	case c := <-r.free:
 		return c
@@ -185,6 +206,10 @@ func (r *Reader) getChunk() *chunk {
 
 func (r *Reader) putChunk(c *chunk) {
 	c.n, c.err = 0, nil
+	if r.columns {
+		columnChunks.Put(c)
+		return
+	}
 	select {
 	case r.free <- c:
 	default:

@@ -50,16 +50,21 @@ type readWay struct {
 	workers int
 	batches bool
 	fields  format.Fields
+	columns bool // a ColumnReader
 }
 
 var readWays = []readWay{
-	{"next/2", 2, false, 0},
-	{"batch/1", 1, true, 0},
-	{"batch/2", 2, true, 0},
+	{"next/2", 2, false, 0, false},
+	{"batch/1", 1, true, 0, false},
+	{"batch/2", 2, true, 0, false},
 	{"batch/2/validate", 2, true, format.FieldKind | format.FieldGraph | format.FieldVertex | format.FieldSubtask |
-		format.FieldAttempt | format.FieldPartitions | format.FieldSubtasks | format.FieldStatus},
-	{"next/2/bytes_out", 2, false, format.FieldBytesOut},
-	{"batch/2/bytes_out", 2, true, format.FieldBytesOut},
+		format.FieldAttempt | format.FieldPartitions | format.FieldSubtasks | format.FieldStatus, false},
+	{"next/2/bytes_out", 2, false, format.FieldBytesOut, false},
+	{"batch/2/bytes_out", 2, true, format.FieldBytesOut, false},
+	{"columns/inline/bytes_out", -1, true, format.FieldBytesOut, true},
+	{"columns/1/bytes_out", 1, true, format.FieldBytesOut, true},
+	{"columns/2/bytes_out", 2, true, format.FieldBytesOut, true},
+	{"columns/2/all", 2, true, format.ColumnFields, true},
 }
 
 // trace reads the log the way w says and returns what a caller sees:
@@ -69,6 +74,9 @@ func trace(t *testing.T, l *Log, opts ReaderOptions, w readWay, fields format.Fi
 	t.Helper()
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
+	if w.columns {
+		return traceColumns(t, ctx, l, opts, fields)
+	}
 	r, err := l.NewReader(ctx, opts)
 	if err != nil {
 		return []string{"open: " + err.Error()}

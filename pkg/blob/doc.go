@@ -75,7 +75,21 @@
 // order, through short queues (decode.go), so a reader's memory does not
 // depend on the length of the log. A reader decodes only the fields it is
 // asked for (ReaderOptions.Fields), and NextBatch hands out its events a
-// chunk at a time without copying them.
+// chunk at a time without copying them. A ColumnReader applies the same
+// rules with the same code (Reader.takeRow) but builds no event: it hands
+// out the numeric columns asked for (format.Columns), a run of one
+// segment at a time, for aggregates over whole columns:
+//
+//	r, err := l.NewColumnReader(ctx, blob.ReaderOptions{Fields: format.FieldBytesOut})
+//	...
+//	for {
+//		c, err := r.Next() // io.EOF at the end; a *CorruptError names the object
+//		...
+//		n += int64(c.Len())
+//		for _, v := range c.BytesOut {
+//			sum += v
+//		}
+//	}
 //
 // No segment is larger than MaxSegmentBytes (15 MiB): the Writer, Import
 // and Compact split what would be larger, so every segment is a single

@@ -53,3 +53,46 @@ func Example() {
 	// 2 1 master_started
 	// 3 1 vertex_initialized
 }
+
+// An aggregate over whole columns reads them with a ColumnReader: the
+// same reader rules, no event built.
+func ExampleLog_NewColumnReader() {
+	ctx := context.Background()
+	l, err := blob.Create(ctx, "mem://example-columns?prefix=jobs/wordcount/")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer l.Close()
+	finished := func(seq int64, subtask int32, bytes int64) format.Event {
+		return format.Event{Seq: seq, Epoch: 1, Kind: format.KindSubtaskFinished, Job: "wordcount",
+			Vertex: "src", Subtask: subtask, Worker: "w1", BytesOut: bytes}
+	}
+	segment := []format.Event{{Seq: 1, Epoch: 1, Kind: format.KindMasterStarted, Job: "wordcount", Master: "m"},
+		finished(2, 0, 1000), finished(3, 1, 1001)}
+	if _, err := l.WriteSegment(ctx, segment); err != nil {
+		log.Fatal(err)
+	}
+
+	r, err := l.NewColumnReader(ctx, blob.ReaderOptions{Fields: format.FieldBytesOut})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer r.Close()
+	var n, sum int64
+	for {
+		c, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			log.Fatal(err) // a *blob.CorruptError names the object
+		}
+		n += int64(c.Len())
+		for _, v := range c.BytesOut { // 0 in rows whose kind has no bytes_out
+			sum += v
+		}
+	}
+	fmt.Println("count", n, "sum(bytes_out)", sum)
+	// Output:
+	// count 3 sum(bytes_out) 2001
+}

@@ -57,7 +57,8 @@ type ReaderOptions struct {
 	// with GOMAXPROCS 1 does by default.
 	DecodeWorkers int
 
-	inline bool // decode in the reader's goroutine (tests: the reference)
+	inline  bool // decode in the reader's goroutine (tests: the reference)
+	columns bool // decode columns, not events (ColumnReader)
 }
 
 // Reader streams the events of a log in seq order, applying the reader
@@ -93,12 +94,14 @@ type Reader struct {
 	torn    map[int32]string // epoch → key of its torn newest segment
 
 	// Decoding ahead (decode.go).
-	fields format.Fields
-	inline bool
-	slots  chan struct{}  // one per decode worker at work
-	turn   chan struct{}  // closed when the newest fetch has its worker
-	free   chan *chunk    // chunks for reuse
-	wg     sync.WaitGroup // the fetch goroutines
+	fields  format.Fields
+	inline  bool
+	columns bool            // chunks of columns (ColumnReader)
+	cols    *format.Columns // the columns decoded inline
+	slots   chan struct{}   // one per decode worker at work
+	turn    chan struct{}   // closed when the newest fetch has its worker
+	free    chan *chunk     // chunks for reuse
+	wg      sync.WaitGroup  // the fetch goroutines
 
 	// claimed is the newest start_seq of the epoch objects listed last:
 	// the log's events must reach the seq before it. checking is the one
@@ -139,8 +142,9 @@ type segmentCursor struct {
 	item   planItem
 	sr     *format.SegmentReader
 	fetch  *fetch
-	chunk  *chunk         // whose events buf holds, when decoded ahead
-	buf    []format.Event // the events of the chunk in hand
+	chunk  *chunk          // whose rows buf or cols holds, when decoded ahead
+	buf    []format.Event  // the events of the chunk in hand
+	cols   *format.Columns // or its columns (ColumnReader)
 	n, i   int
 	row    int64 // rows taken from the segment so far
 	fenced int64 // rows dropped as fenced
@@ -164,8 +168,12 @@ func (l *Log) NewReader(ctx context.Context, opts ReaderOptions) (*Reader, error
 		torn:        make(map[int32]string),
 		fields:      projection(opts),
 		inline:      inlineDecode(opts),
+		columns:     opts.columns,
 	}
-	if r.inline {
+	switch {
+	case r.inline && r.columns:
+		r.cols = new(format.Columns)
+	case r.inline:
 		r.buf = make([]format.Event, readBatch)
 	}
 	workers := decodeWorkers(opts)
@@ -531,37 +539,50 @@ func (r *Reader) nextRow() (e *format.Event, ok bool, err error) {
 			continue
 		}
 		e = &c.buf[c.i]
-		c.i++
-		want := c.item.First + c.row
-		c.row++
-		if e.Seq != want || e.Epoch != c.item.Epoch {
-			return e, false, &CorruptError{Key: c.item.Key, Err: fmt.Errorf("row %d holds epoch %d seq %d, the name says epoch %d seq %d",
-				c.row-1, e.Epoch, e.Seq, c.item.Epoch, want)}
+		keep, err := r.takeRow(c, e.Seq, e.Epoch)
+		if err != nil || keep || r.done {
+			return e, keep, err
 		}
-		if c.item.fence.drops(e.Seq) {
-			c.fenced++
-			continue
-		}
-		if e.Seq <= r.skipThrough {
-			continue
-		}
-		if r.opts.Until > 0 && e.Seq > r.opts.Until {
-			r.done = true
-			return e, false, nil
-		}
-		prev := r.last
-		if !r.started {
-			prev = r.skipThrough // a log starts at seq 1; a reader from Since at Since
-		}
-		if err := follows(prev, e.Seq); err != nil {
-			return e, false, &CorruptError{Key: c.item.Key, Err: err}
-		}
-		r.started, r.last, r.lastEpoch, r.key = true, e.Seq, e.Epoch, c.item.Key
-		if r.opts.Until > 0 && e.Seq == r.opts.Until {
-			r.done = true
-		}
-		return e, true, nil
 	}
+}
+
+// takeRow applies the reader rules to the row at c.i of the chunk in hand,
+// which holds seq and epoch, and moves past it: keep reports whether the
+// reader returns it. A row past Until sets r.done; a row that is not the
+// one the segment's name promises, or that does not follow the last one
+// kept, is a *CorruptError. Every way of reading rows (events, batches,
+// columns) takes them with it.
+func (r *Reader) takeRow(c *segmentCursor, seq int64, epoch int32) (keep bool, err error) {
+	c.i++
+	want := c.item.First + c.row
+	c.row++
+	if seq != want || epoch != c.item.Epoch {
+		return false, &CorruptError{Key: c.item.Key, Err: fmt.Errorf("row %d holds epoch %d seq %d, the name says epoch %d seq %d",
+			c.row-1, epoch, seq, c.item.Epoch, want)}
+	}
+	if c.item.fence.drops(seq) {
+		c.fenced++
+		return false, nil
+	}
+	if seq <= r.skipThrough {
+		return false, nil
+	}
+	if r.opts.Until > 0 && seq > r.opts.Until {
+		r.done = true
+		return false, nil
+	}
+	prev := r.last
+	if !r.started {
+		prev = r.skipThrough // a log starts at seq 1; a reader from Since at Since
+	}
+	if err := follows(prev, seq); err != nil {
+		return false, &CorruptError{Key: c.item.Key, Err: err}
+	}
+	r.started, r.last, r.lastEpoch, r.key = true, seq, epoch, c.item.Key
+	if r.opts.Until > 0 && seq == r.opts.Until {
+		r.done = true
+	}
+	return true, nil
 }
 
 // readChunk reads the next chunk of c's rows, or marks c at its end.

@@ -32,7 +32,8 @@
 // OpenSegment verifies the checksum before decoding anything, so a flipped
 // bit anywhere gives ErrCorrupt, a truncated file ErrNoFooter, and an
 // unknown major version a *VersionError. SegmentReader decodes column pages
-// straight into Events, in batches.
+// straight into Events, in batches, or with ReadColumns the numeric
+// columns alone into Columns (ColumnFields), building no event.
 //
 // Decoded events are in a normal form (see Event.Normalize) so that JSONL
 // and segment round trips compare equal with reflect.DeepEqual.

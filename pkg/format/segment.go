@@ -343,6 +343,12 @@ func (r *SegmentReader) Read(buf []Event) (n int, err error) {
 
 // readInto decodes one batch of at most segmentBatch rows into buf.
 func (r *SegmentReader) readInto(buf []Event) (n int, err error) {
+	return r.guarded(func() (int, error) { return r.decoder.decode(buf) })
+}
+
+// guarded runs one step of the decoder: an error, or a corruption it
+// panics with, is sticky and closes the decoder.
+func (r *SegmentReader) guarded(step func() (int, error)) (n int, err error) {
 	if r.err != nil {
 		return 0, r.err
 	}
@@ -353,7 +359,7 @@ func (r *SegmentReader) readInto(buf []Event) (n int, err error) {
 			r.decoder.close()
 		}
 	}()
-	n, err = r.decoder.decode(buf)
+	n, err = step()
 	if err != nil {
 		r.err = err
 		r.decoder.close()

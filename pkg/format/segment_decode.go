@@ -137,20 +137,8 @@ func (d *segmentDecoder) close() {
 // decode fills buf with the next events; it returns io.EOF when there are
 // none left. Inconsistent data panics with a corruption.
 func (d *segmentDecoder) decode(buf []Event) (int, error) {
-	for d.left == 0 {
-		groups := d.file.RowGroups()
-		if d.rowGroup >= len(groups) {
-			return 0, io.EOF
-		}
-		rg := groups[d.rowGroup]
-		d.rowGroup++
-		d.left = rg.NumRows()
-		chunks := rg.ColumnChunks()
-		for i := range d.cols {
-			if d.fields&columnField[i] != 0 && d.index[i] >= 0 {
-				d.cols[i].open(chunks[d.index[i]])
-			}
-		}
+	if err := d.openRowGroup(); err != nil {
+		return 0, err
 	}
 	n := int(min(int64(len(buf)), int64(len(d.sets)), d.left))
 	ev, sets := buf[:n], d.sets[:n]
@@ -162,6 +150,27 @@ func (d *segmentDecoder) decode(buf []Event) (int, error) {
 	d.decodeCoordinators(ev, sets)
 	d.left -= int64(n)
 	return n, nil
+}
+
+// openRowGroup opens the next row group with rows left, unless the open
+// one has some; io.EOF when there is none.
+func (d *segmentDecoder) openRowGroup() error {
+	for d.left == 0 {
+		groups := d.file.RowGroups()
+		if d.rowGroup >= len(groups) {
+			return io.EOF
+		}
+		rg := groups[d.rowGroup]
+		d.rowGroup++
+		d.left = rg.NumRows()
+		chunks := rg.ColumnChunks()
+		for i := range d.cols {
+			if d.fields&columnField[i] != 0 && d.index[i] >= 0 {
+				d.cols[i].open(chunks[d.index[i]])
+			}
+		}
+	}
+	return nil
 }
 
 func (d *segmentDecoder) decodeCommon(ev []Event, sets []fieldSet) {

@@ -27,6 +27,12 @@ func decodeAll(data []byte) ([]Event, error) {
 	if err != nil {
 		return nil, err
 	}
+	return nextAll(sr)
+}
+
+// nextAll reads the rest of sr with Next, until the first error, and
+// returns the events before it.
+func nextAll(sr *SegmentReader) ([]Event, error) {
 	var out []Event
 	for {
 		e, err := sr.Next()
