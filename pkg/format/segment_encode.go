@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	goruntime "runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -86,8 +87,8 @@ type segmentEncoder struct {
 	w         *parquet.Writer
 	groupRows int                         // rows per row group
 	cols      [numColumns][]parquet.Value // the values of one batch, by column
-	sets      []fieldSet                  // the fields of each event of the batch
-	keys      []string                    // scratch for sorted coordinator keys
+	sets      []fieldSet                  // writeLists: the fields of each event of the batch
+	keys      []string                    // writeLists: scratch for sorted coordinator keys
 	// writer is the index among the writer's column writers of each of
 	// our columns, -1 for a column its schema lacks.
 	writer [numColumns]int
@@ -163,12 +164,11 @@ func encodeSegmentGroups(buf *bytes.Buffer, events []Event, version string, grou
 func (enc *segmentEncoder) encode(buf *bytes.Buffer, events []Event) error {
 	enc.w.Reset(buf)
 	for start := 0; start < len(events); {
-		// A batch ends at the end of its row group at the latest.
-		end := min(start+encodeBatch, len(events), (start/enc.groupRows+1)*enc.groupRows)
-		if err := enc.writeBatch(events[start:end]); err != nil {
+		end := min(len(events), (start/enc.groupRows+1)*enc.groupRows)
+		if err := enc.writeGroup(events[start:end]); err != nil {
 			return fmt.Errorf("format: encode segment: %w", err)
 		}
-		if end%enc.groupRows == 0 && end < len(events) {
+		if end < len(events) {
 			if err := enc.w.Flush(); err != nil {
 				return fmt.Errorf("format: encode segment: %w", err)
 			}
@@ -203,49 +203,112 @@ func detachColumnPaths(w *parquet.Writer) {
 	}
 }
 
-// writeBatch encodes a batch of events: one pass over the events sets the
-// values of the columns that hold one value per event, one pass per list
-// that any event of the batch has appends its elements (a list no event
-// has is NULL in every row), then each column goes to its column writer.
-func (enc *segmentEncoder) writeBatch(events []Event) error {
-	n := len(events)
-	for _, col := range commonColumns {
-		enc.cols[col] = resize(enc.cols[col], n)
-	}
-	for _, col := range flatColumns {
-		enc.cols[col] = resize(enc.cols[col], n)
-		clear(enc.cols[col]) // NULL, until an event sets it
-	}
-	enc.sets = enc.sets[:0]
-	var present fieldSet // the fields of any event of the batch
-	for i := range events {
-		set, err := enc.setEvent(i, &events[i])
-		if err != nil {
+// concurrentEvents is the fewest events of a row group that writeGroup
+// encodes on two goroutines; below it, the handoff costs more than it
+// saves.
+const concurrentEvents = 4 * encodeBatch
+
+// writeGroup writes the events of one row group: the columns that hold
+// one value per event (writeFlat) and the list columns (writeLists). The
+// two sets of columns share no column writer and no scratch, and each
+// column gets the same batches either way, so its pages are the same
+// bytes whether the sets are written one after the other or, for a large
+// group when more than one CPU may run Go code, concurrently; the costs of
+// the two sets are about even. An error of writeFlat wins: the only error
+// of writeLists, an unknown kind, is writeFlat's too, at the same event or
+// after an earlier one.
+func (enc *segmentEncoder) writeGroup(events []Event) error {
+	if len(events) < concurrentEvents || goruntime.GOMAXPROCS(0) < 2 {
+		if err := enc.writeFlat(events); err != nil {
 			return err
 		}
-		enc.sets = append(enc.sets, set)
-		present |= set
+		return enc.writeLists(events)
 	}
-	for _, g := range listGroups {
-		if enc.writer[g.cols[0]] < 0 {
-			continue // not in this segment's schema
+	lists := make(chan error, 1)
+	go func() { lists <- enc.writeLists(events) }()
+	err := enc.writeFlat(events)
+	if lerr := <-lists; err == nil {
+		err = lerr
+	}
+	return err
+}
+
+// writeFlat writes the required and flat optional columns of events, a
+// batch at a time: one pass over a batch's events sets the columns'
+// values, then each column goes to its column writer.
+func (enc *segmentEncoder) writeFlat(events []Event) error {
+	for start := 0; start < len(events); start += encodeBatch {
+		batch := events[start:min(start+encodeBatch, len(events))]
+		n := len(batch)
+		for _, col := range commonColumns {
+			enc.cols[col] = resize(enc.cols[col], n)
 		}
-		if !present.has(g.f) { // NULL in every row
-			for _, col := range g.cols {
-				enc.cols[col] = resize(enc.cols[col], n)
-				clear(enc.cols[col])
+		for _, col := range flatColumns {
+			enc.cols[col] = resize(enc.cols[col], n)
+			clear(enc.cols[col]) // NULL, until an event sets it
+		}
+		for i := range batch {
+			if err := enc.setEvent(i, &batch[i]); err != nil {
+				return err
 			}
-			continue
 		}
-		for _, col := range g.cols {
-			enc.cols[col] = enc.cols[col][:0]
+		if err := enc.writeColumns(commonColumns[:]); err != nil {
+			return err
 		}
-		for i := range events {
-			enc.appendList(&events[i], enc.sets[i], g.f, g.cols)
+		if err := enc.writeColumns(flatColumns[:]); err != nil {
+			return err
 		}
 	}
+	return nil
+}
+
+// writeLists writes the list columns of events, a batch at a time: one
+// pass per list that any event of the batch has appends its elements (a
+// list no event has is NULL in every row), then each column goes to its
+// column writer.
+func (enc *segmentEncoder) writeLists(events []Event) error {
+	for start := 0; start < len(events); start += encodeBatch {
+		batch := events[start:min(start+encodeBatch, len(events))]
+		n := len(batch)
+		enc.sets = enc.sets[:0]
+		var present fieldSet // the fields of any event of the batch
+		for i := range batch {
+			set, ok := batch[i].Kind.fieldSet()
+			if !ok {
+				return fmt.Errorf("seq %d: unknown kind %q", batch[i].Seq, batch[i].Kind)
+			}
+			enc.sets = append(enc.sets, set)
+			present |= set
+		}
+		for _, g := range listGroups {
+			if enc.writer[g.cols[0]] < 0 {
+				continue // not in this segment's schema
+			}
+			if !present.has(g.f) { // NULL in every row
+				for _, col := range g.cols {
+					enc.cols[col] = resize(enc.cols[col], n)
+					clear(enc.cols[col])
+				}
+			} else {
+				for _, col := range g.cols {
+					enc.cols[col] = enc.cols[col][:0]
+				}
+				for i := range batch {
+					enc.appendList(&batch[i], enc.sets[i], g.f, g.cols)
+				}
+			}
+			if err := enc.writeColumns(g.cols); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// writeColumns hands the batch's values of cols to their column writers.
+func (enc *segmentEncoder) writeColumns(cols []int) error {
 	writers := enc.w.ColumnWriters()
-	for col := range numColumns {
+	for _, col := range cols {
 		if enc.writer[col] < 0 {
 			continue
 		}
@@ -316,18 +379,17 @@ var listGroups = [...]struct {
 }
 
 // setEvent sets row i of the batch's required and flat optional columns
-// to e (the flat optional columns are NULL until set) and returns the
-// fields of its kind. Values are built with repetition level 0 and
+// to e (the flat optional columns are NULL until set). Values are built with repetition level 0 and
 // definition level 0 (NULL); only the levels that differ are set. Column
 // writers do not read the values' column index.
-func (enc *segmentEncoder) setEvent(i int, e *Event) (fieldSet, error) {
+func (enc *segmentEncoder) setEvent(i int, e *Event) error {
 	set, ok := e.Kind.fieldSet()
 	if !ok {
-		return 0, fmt.Errorf("seq %d: unknown kind %q", e.Seq, e.Kind)
+		return fmt.Errorf("seq %d: unknown kind %q", e.Seq, e.Kind)
 	}
 	ns, err := timeNanos(e.Time)
 	if err != nil {
-		return 0, fmt.Errorf("seq %d: %w", e.Seq, err)
+		return fmt.Errorf("seq %d: %w", e.Seq, err)
 	}
 	c := &enc.cols
 	c[colSeq][i] = parquet.Int64Value(e.Seq)
@@ -340,7 +402,7 @@ func (enc *segmentEncoder) setEvent(i int, e *Event) (fieldSet, error) {
 		v.SetDefinitionLevel(1)
 		c[col][i] = v
 	}
-	return set, nil
+	return nil
 }
 
 // appendList appends e's elements of one list of groups to its columns:
