@@ -370,21 +370,34 @@ func (st *StagedImport) read(ctx context.Context, src EventSource, opts ImportOp
 	if err := take(); err != nil {
 		return err
 	}
+	next := nextFunc(src)
 	for {
-		e, err := src.Next()
-		if err == io.EOF {
-			break
+		if len(chunk) == cap(chunk) {
+			// Room for one more than a full chunk: the event that starts
+			// the next one is read into the slot after the last.
+			chunk = growChunk(chunk, opts.SegmentEvents+1)
 		}
-		if err != nil {
+		k := len(chunk)
+		chunk = chunk[:k+1]
+		e := &chunk[k]
+		if err := next(e); err != nil {
+			chunk = chunk[:k]
+			if err == io.EOF {
+				break
+			}
 			return err
 		}
-		if err := chk.check(&e); err != nil {
+		if err := chk.check(e); err != nil {
 			return err
 		}
-		if k := len(chunk); k > 0 && (k >= opts.SegmentEvents || e.Epoch != chunk[k-1].Epoch) {
+		if k > 0 && (k >= opts.SegmentEvents || e.Epoch != chunk[k-1].Epoch) {
+			first := *e
+			chunk = chunk[:k]
 			if err := send(); err != nil {
 				return err
 			}
+			chunk = append(chunk, first)
+			e = &chunk[0]
 		}
 		if k := len(st.claims); k == 0 || st.claims[k-1].Epoch != e.Epoch {
 			st.claims = append(st.claims, EpochInfo{Epoch: e.Epoch, StartSeq: e.Seq})
@@ -393,13 +406,27 @@ func (st *StagedImport) read(ctx context.Context, src EventSource, opts ImportOp
 			masters[e.Epoch] = true
 			st.claims[len(st.claims)-1].Master = e.Master
 		}
-		if len(chunk) == cap(chunk) {
-			chunk = growChunk(chunk, opts.SegmentEvents)
-		}
-		chunk = append(chunk, e)
 		st.events++
 	}
 	return send()
+}
+
+// intoSource is an EventSource that can decode an event in place, as a
+// JSONL file's does (logsource): StageImport then reads each event into
+// its chunk directly, without the copies of returning it.
+type intoSource interface {
+	NextInto(e *format.Event) error
+}
+
+// nextFunc returns the function that reads the next event of src into *e.
+func nextFunc(src EventSource) func(e *format.Event) error {
+	if s, ok := src.(intoSource); ok {
+		return s.NextInto
+	}
+	return func(e *format.Event) (err error) {
+		*e, err = src.Next()
+		return err
+	}
 }
 
 // growChunk makes room in a full chunk: a first chunk starts small, so

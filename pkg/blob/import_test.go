@@ -213,3 +213,43 @@ func TestStageImport_NoEvents(t *testing.T) {
 		t.Fatalf("err = %v, want ErrImportRefused", err)
 	}
 }
+
+// TestStageImport_InPlace: a source that decodes in place (a JSON reader)
+// stages the same segments as one that returns its events, across epochs
+// and full segments, and an error after the events so far stays the
+// source's.
+func TestStageImport_InPlace(t *testing.T) {
+	events := append(numbered(genEvents(40, 24), 1, 1), numbered(genEvents(25, 25), 2, 41)...)
+	var jsonl []byte
+	for i := range events {
+		jsonl = format.AppendJSON(jsonl, &events[i]) // a line
+	}
+	stage := func(src EventSource) []format.Event {
+		t.Helper()
+		st, err := StageImport(ctx, src, ImportOptions{SegmentEvents: 8})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		l := memLog(t)
+		if _, err := st.Write(ctx, l); err != nil {
+			t.Fatal(err)
+		}
+		got, _ := mustReadAll(t, l, ReaderOptions{})
+		if segs, _ := l.Segments(ctx); len(segs) != 5+4 {
+			t.Fatalf("segments = %d, want 9 (8 events each, cut where the epoch changes)", len(segs))
+		}
+		return got
+	}
+	slice := sliceSource(append([]format.Event(nil), events...))
+	returned := stage(&slice)
+	inPlace := stage(format.NewJSONReader(strings.NewReader(string(jsonl))))
+	assertEvents(t, returned, events)
+	assertEvents(t, inPlace, events)
+
+	bad := string(jsonl) + "{\"seq\": 66, \"kind\": \"bogus\"}\n"
+	_, err := StageImport(ctx, format.NewJSONReader(strings.NewReader(bad)), ImportOptions{SegmentEvents: 8})
+	if se := (*format.SyntaxError)(nil); !errors.As(err, &se) || se.Line != 66 {
+		t.Fatalf("err = %v, want a syntax error on line 66", err)
+	}
+}
