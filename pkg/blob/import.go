@@ -433,12 +433,22 @@ func nextFunc(src EventSource) func(e *format.Event) error {
 // that a small input costs little, and the second step goes straight to
 // the most a chunk holds, so that a large input copies its events once
 // (growing by append's factors copied each chunk's events three times).
+//
+// The room is cleared at once, though fresh from the system it is zero
+// already: a collection that scans the chunk before the reader fills it
+// would otherwise map its pages read-only to the shared zero page, and the
+// reader's writes would fault each of them a second time, each fault
+// interrupting the other CPU to flush its TLB. On a 1M-event import that
+// was about 3% of the CPU time.
 func growChunk(chunk []format.Event, most int) []format.Event {
 	const first = 4096
+	n := most
 	if cap(chunk) < first {
-		return slices.Grow(chunk, min(most, first)-len(chunk))
+		n = min(most, first)
 	}
-	return slices.Grow(chunk, most-len(chunk))
+	chunk = slices.Grow(chunk, n-len(chunk))
+	clear(chunk[len(chunk):cap(chunk)])
+	return chunk
 }
 
 // spool encodes events as one segment, or several when one would exceed
