@@ -270,21 +270,32 @@ func StageImport(ctx context.Context, src EventSource, opts ImportOptions) (*Sta
 	return st, nil
 }
 
-// stageChunk is a run of events of one epoch, the index-th cut by stage.
+// stageChunk is a run of events of one epoch, the index-th cut by stage,
+// handed to an encoder while it is read: its events arrive on runs, in
+// runs of stageRun events (the last may be shorter), and runs is closed
+// when the chunk is complete, events then holding all of it, or when
+// reading failed, events then nil.
 type stageChunk struct {
 	index  int
+	runs   chan []format.Event
 	events []format.Event
 }
 
+// stageRun is the number of events that stage hands an encoder at a
+// time: a multiple of format.SegmentRun, and small enough that the
+// encoder reads the events soon after they were parsed, from the CPU's
+// caches.
+const stageRun = 16 * format.SegmentRun
+
 // stage reads src and hands its chunks to encoders that spool them as
-// segments into st.dir. An error of an encoder is an error about earlier
-// input than any error of reading, so it wins, as it would if one
-// goroutine did both.
+// segments into st.dir, encoding a chunk while it is read. An error of an
+// encoder is an error about earlier input than any error of reading, so
+// it wins, as it would if one goroutine did both.
 func (st *StagedImport) stage(ctx context.Context, src EventSource, opts ImportOptions) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	workers := max(1, goruntime.GOMAXPROCS(0)-1)
-	todo := make(chan stageChunk, workers)
+	todo := make(chan *stageChunk, workers)
 	free := make(chan []format.Event, 2*workers+1) // one filling, one queued and one encoding per worker
 	for range cap(free) {
 		free <- nil
@@ -302,11 +313,7 @@ func (st *StagedImport) stage(ctx context.Context, src EventSource, opts ImportO
 			defer wg.Done()
 			var buf bytes.Buffer
 			for c := range todo {
-				if ctx.Err() != nil { // failed already: skip
-					free <- c.events[:0]
-					continue
-				}
-				k, err := st.spool(&buf, c.events)
+				k, err := st.spoolChunk(ctx, &buf, c)
 				mu.Lock()
 				for len(keys) <= c.index {
 					keys = append(keys, nil)
@@ -323,7 +330,8 @@ func (st *StagedImport) stage(ctx context.Context, src EventSource, opts ImportO
 			}
 		}()
 	}
-	err := st.read(ctx, src, opts, todo, free)
+	r := stageReader{st: st, ctx: ctx, opts: opts, todo: todo, free: free}
+	err := r.read(src)
 	close(todo)
 	wg.Wait()
 	if encErr != nil {
@@ -338,50 +346,71 @@ func (st *StagedImport) stage(ctx context.Context, src EventSource, opts ImportO
 	return nil
 }
 
-// read is stage's reading side: it checks the events of src and sends them
-// to todo in chunks, taking the buffers for them from free.
-func (st *StagedImport) read(ctx context.Context, src EventSource, opts ImportOptions, todo chan<- stageChunk, free <-chan []format.Event) error {
+// spoolChunk encodes c as it arrives and spools it as one segment, or, if
+// it could not be streamed (format.ErrNotStreamable) or fails or exceeds
+// MaxSegmentBytes as one, encodes it whole again with spool, which splits
+// it or reports its error as when nothing is streamed. A chunk whose
+// reading failed, or that arrives after a failure, is dropped.
+func (st *StagedImport) spoolChunk(ctx context.Context, buf *bytes.Buffer, c *stageChunk) ([]string, error) {
+	buf.Reset()
+	stream := format.NewSegmentStream(buf)
+	streaming := true
+	for run := range c.runs {
+		if streaming && ctx.Err() == nil {
+			streaming = stream.Write(run) == nil
+		}
+	}
+	if c.events == nil || ctx.Err() != nil {
+		return nil, nil
+	}
+	if streaming && stream.Close() == nil && buf.Len() <= maxSegmentBytes {
+		key, err := st.spoolFile(c.events, buf.Bytes())
+		if err != nil {
+			return nil, err
+		}
+		return []string{key}, nil
+	}
+	return st.spool(buf, c.events)
+}
+
+// stageReader is stage's reading side: it checks the events of src and
+// sends them to todo in chunks, taking the buffers for them from free.
+type stageReader struct {
+	st   *StagedImport
+	ctx  context.Context
+	opts ImportOptions
+	todo chan<- *stageChunk
+	free <-chan []format.Event
+
+	chunk []format.Event // the events of the chunk being read
+	cur   *stageChunk    // the chunk being read, once it is sent to todo
+	sent  int            // events of chunk sent to cur.runs
+	n     int            // chunks cut so far
+}
+
+// read reads src to the end.
+func (r *stageReader) read(src EventSource) error {
+	defer r.abandon()
 	var (
 		chk     importCheck
-		chunk   []format.Event
-		n       int
+		st      = r.st
 		masters = make(map[int32]bool)
 	)
-	take := func() error {
-		select {
-		case chunk = <-free:
-			return nil
-		case <-ctx.Done():
-			return context.Cause(ctx)
-		}
-	}
-	send := func() error {
-		if len(chunk) == 0 {
-			return nil
-		}
-		select {
-		case todo <- stageChunk{index: n, events: chunk}:
-			n++
-			return take()
-		case <-ctx.Done():
-			return context.Cause(ctx)
-		}
-	}
-	if err := take(); err != nil {
+	if err := r.take(); err != nil {
 		return err
 	}
 	next := nextFunc(src)
 	for {
-		if len(chunk) == cap(chunk) {
+		if len(r.chunk) == cap(r.chunk) {
 			// Room for one more than a full chunk: the event that starts
 			// the next one is read into the slot after the last.
-			chunk = growChunk(chunk, opts.SegmentEvents+1)
+			r.chunk = growChunk(r.chunk, r.opts.SegmentEvents+1)
 		}
-		k := len(chunk)
-		chunk = chunk[:k+1]
-		e := &chunk[k]
+		k := len(r.chunk)
+		r.chunk = r.chunk[:k+1]
+		e := &r.chunk[k]
 		if err := next(e); err != nil {
-			chunk = chunk[:k]
+			r.chunk = r.chunk[:k]
 			if err == io.EOF {
 				break
 			}
@@ -390,14 +419,18 @@ func (st *StagedImport) read(ctx context.Context, src EventSource, opts ImportOp
 		if err := chk.check(e); err != nil {
 			return err
 		}
-		if k > 0 && (k >= opts.SegmentEvents || e.Epoch != chunk[k-1].Epoch) {
+		if k > 0 && (k >= r.opts.SegmentEvents || e.Epoch != r.chunk[k-1].Epoch) {
 			first := *e
-			chunk = chunk[:k]
-			if err := send(); err != nil {
+			r.chunk = r.chunk[:k]
+			if err := r.cut(); err != nil {
 				return err
 			}
-			chunk = append(chunk, first)
-			e = &chunk[0]
+			r.chunk = append(r.chunk, first)
+			e = &r.chunk[0]
+		} else if k+1-r.sent >= stageRun {
+			if err := r.sendRun(k + 1); err != nil {
+				return err
+			}
 		}
 		if k := len(st.claims); k == 0 || st.claims[k-1].Epoch != e.Epoch {
 			st.claims = append(st.claims, EpochInfo{Epoch: e.Epoch, StartSeq: e.Seq})
@@ -408,7 +441,58 @@ func (st *StagedImport) read(ctx context.Context, src EventSource, opts ImportOp
 		}
 		st.events++
 	}
-	return send()
+	return r.cut()
+}
+
+// sendRun sends the chunk's events up to end to its encoder, first
+// handing the chunk to one if it has none yet.
+func (r *stageReader) sendRun(end int) error {
+	if r.cur == nil {
+		r.cur = &stageChunk{index: r.n, runs: make(chan []format.Event, r.opts.SegmentEvents/stageRun+1)}
+		select {
+		case r.todo <- r.cur:
+		case <-r.ctx.Done():
+			r.cur = nil
+			return context.Cause(r.ctx)
+		}
+	}
+	r.cur.runs <- r.chunk[r.sent:end] // never blocks: runs holds a whole chunk's
+	r.sent = end
+	return nil
+}
+
+// cut completes the chunk and takes the buffer for the next.
+func (r *stageReader) cut() error {
+	if len(r.chunk) == 0 {
+		return nil
+	}
+	if err := r.sendRun(len(r.chunk)); err != nil {
+		return err
+	}
+	r.cur.events = r.chunk
+	close(r.cur.runs)
+	r.cur, r.sent = nil, 0
+	r.n++
+	return r.take()
+}
+
+// take takes the buffer for the next chunk from free.
+func (r *stageReader) take() error {
+	select {
+	case r.chunk = <-r.free:
+		return nil
+	case <-r.ctx.Done():
+		return context.Cause(r.ctx)
+	}
+}
+
+// abandon closes the runs of a chunk that reading left incomplete, so
+// that its encoder drops it.
+func (r *stageReader) abandon() {
+	if r.cur != nil {
+		close(r.cur.runs)
+		r.cur = nil
+	}
 }
 
 // intoSource is an EventSource that can decode an event in place, as a
@@ -456,14 +540,24 @@ func growChunk(chunk []format.Event, most int) []format.Event {
 func (st *StagedImport) spool(buf *bytes.Buffer, events []format.Event) ([]string, error) {
 	var keys []string
 	err := encodeCapped(buf, events, func(part []format.Event, data []byte) error {
-		key := FormatSegmentName(part[0].Epoch, part[0].Seq, part[len(part)-1].Seq)
-		if err := os.WriteFile(filepath.Join(st.dir, filepath.Base(key)), data, 0o600); err != nil {
-			return fmt.Errorf("spool %s: %w", key, err)
+		key, err := st.spoolFile(part, data)
+		if err != nil {
+			return err
 		}
 		keys = append(keys, key)
 		return nil
 	})
 	return keys, err
+}
+
+// spoolFile writes data, the segment of events, into a file of st.dir and
+// returns its key.
+func (st *StagedImport) spoolFile(events []format.Event, data []byte) (string, error) {
+	key := FormatSegmentName(events[0].Epoch, events[0].Seq, events[len(events)-1].Seq)
+	if err := os.WriteFile(filepath.Join(st.dir, filepath.Base(key)), data, 0o600); err != nil {
+		return key, fmt.Errorf("spool %s: %w", key, err)
+	}
+	return key, nil
 }
 
 // writeImport uploads the staged segments, then the epoch objects. On a

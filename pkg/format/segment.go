@@ -87,7 +87,12 @@ func EncodeSegment(w io.Writer, events []Event) error {
 	if err := encodeSegment(buf, events, SchemaVersion); err != nil {
 		return err
 	}
-	data := buf.Bytes()
+	return writeSealed(w, buf.Bytes())
+}
+
+// writeSealed seals the checksum of the encoded segment data and writes
+// it to w with one Write.
+func writeSealed(w io.Writer, data []byte) error {
 	if err := sealChecksum(data); err != nil {
 		return fmt.Errorf("format: encode segment: %w", err)
 	}

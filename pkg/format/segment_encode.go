@@ -86,6 +86,8 @@ const rowGroupRows = 128 * 1024
 type segmentEncoder struct {
 	w         *parquet.Writer
 	groupRows int                         // rows per row group
+	rows      int                         // rows written to the segment so far
+	groupDone bool                        // the last row group is full: flush it before more rows
 	cols      [numColumns][]parquet.Value // the values of one batch, by column
 	sets      []fieldSet                  // writeLists: the fields of each event of the batch
 	keys      []string                    // writeLists: scratch for sorted coordinator keys
@@ -162,19 +164,46 @@ func encodeSegmentGroups(buf *bytes.Buffer, events []Event, version string, grou
 
 // encode writes one segment to buf and leaves enc ready for the next.
 func (enc *segmentEncoder) encode(buf *bytes.Buffer, events []Event) error {
+	enc.begin(buf)
+	if err := enc.write(events); err != nil {
+		return err
+	}
+	return enc.finish()
+}
+
+// begin starts a segment written to buf.
+func (enc *segmentEncoder) begin(buf *bytes.Buffer) {
 	enc.w.Reset(buf)
-	for start := 0; start < len(events); {
-		end := min(len(events), (start/enc.groupRows+1)*enc.groupRows)
-		if err := enc.writeGroup(events[start:end]); err != nil {
-			return fmt.Errorf("format: encode segment: %w", err)
-		}
-		if end < len(events) {
+	enc.rows, enc.groupDone = 0, false
+}
+
+// write encodes the segment's next events, ending a row group every
+// groupRows rows: the previous call's last group is flushed only when
+// more rows follow, so a segment of exactly groupRows rows is one group.
+// Batches start every encodeBatch rows from a group's start, so a caller
+// that writes a segment in several calls must make each but the last a
+// multiple of encodeBatch rows for the same bytes.
+func (enc *segmentEncoder) write(events []Event) error {
+	for len(events) > 0 {
+		if enc.groupDone {
 			if err := enc.w.Flush(); err != nil {
 				return fmt.Errorf("format: encode segment: %w", err)
 			}
+			enc.groupDone = false
 		}
-		start = end
+		n := min(len(events), enc.groupRows-enc.rows%enc.groupRows)
+		if err := enc.writeGroup(events[:n]); err != nil {
+			return fmt.Errorf("format: encode segment: %w", err)
+		}
+		enc.rows += n
+		enc.groupDone = enc.rows%enc.groupRows == 0
+		events = events[n:]
 	}
+	return nil
+}
+
+// finish ends the segment and leaves enc ready for the next.
+func (enc *segmentEncoder) finish() error {
 	if err := enc.w.Close(); err != nil {
 		return fmt.Errorf("format: encode segment: %w", err)
 	}
