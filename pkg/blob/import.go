@@ -250,10 +250,11 @@ func (c *importCheck) check(e *format.Event) error {
 // fail it too. Input of no events stages (Events is 0), and Write refuses
 // it.
 //
-// src is read on the calling goroutine while segments already cut are
-// encoded on others (GOMAXPROCS-1 of them, at least one), so that reading
-// (parsing, for JSON lines) and encoding overlap; at most two segments'
-// events per encoder are held in memory.
+// src is read on the calling goroutine while its segments are encoded on
+// others (GOMAXPROCS-1 of them, at least one), each segment from its first
+// few thousand events on, so that reading (parsing, for JSON lines) and
+// encoding overlap; the events held in memory are at most those of the
+// segment being read plus one segment per encoder.
 func StageImport(ctx context.Context, src EventSource, opts ImportOptions) (*StagedImport, error) {
 	if opts.SegmentEvents <= 0 {
 		opts.SegmentEvents = DefaultImportSegmentEvents
@@ -296,7 +297,9 @@ func (st *StagedImport) stage(ctx context.Context, src EventSource, opts ImportO
 	defer cancel(nil)
 	workers := max(1, goruntime.GOMAXPROCS(0)-1)
 	todo := make(chan *stageChunk, workers)
-	free := make(chan []format.Event, 2*workers+1) // one filling, one queued and one encoding per worker
+	// One chunk being read and one being encoded per worker: a reader
+	// that gets a whole chunk ahead waits, leaving the CPUs to encoding.
+	free := make(chan []format.Event, workers+1)
 	for range cap(free) {
 		free <- nil
 	}
