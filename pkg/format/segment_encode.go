@@ -427,9 +427,13 @@ func (enc *segmentEncoder) setEvent(i int, e *Event) error {
 	c[colKind][i] = strValue(string(e.Kind))
 	c[colJob][i] = strValue(e.Job)
 	for _, col := range flatColumnsOf(set) {
-		v := flatValue(e, col)
+		// Set in place: a value returned by a call is stored to the stack
+		// piecewise and copied with wide loads, which wait on those
+		// narrow stores (a failed store forwarding): that was most of
+		// setEvent's time.
+		v := &c[col][i]
+		setFlat(v, e, col)
 		v.SetDefinitionLevel(1)
-		c[col][i] = v
 	}
 	return nil
 }
@@ -461,12 +465,13 @@ func (enc *segmentEncoder) appendList(e *Event, set fieldSet, f field, cols []in
 	}
 	for _, col := range cols {
 		for j := range n {
-			v := enc.listValue(e, col, j)
+			c[col] = append(c[col], parquet.Value{})
+			v := &c[col][len(c[col])-1]
+			enc.setList(v, e, col, j)
 			v.SetDefinitionLevel(defElement)
 			if j > 0 {
 				v.SetRepetitionLevel(1)
 			}
-			c[col] = append(c[col], v)
 		}
 	}
 }
@@ -498,47 +503,49 @@ var columnFields = [numColumns]field{
 
 const noField = numFields
 
-// flatValue returns the value of flat column col for e.
-func flatValue(e *Event, col int) parquet.Value {
+// setFlat sets *v to the value of flat column col for e. It writes *v in
+// place rather than returning it: see setEvent.
+func setFlat(v *parquet.Value, e *Event, col int) {
 	switch col {
 	case colSeq:
-		return parquet.Int64Value(e.Seq)
+		*v = parquet.Int64Value(e.Seq)
 	case colEpoch:
-		return parquet.Int32Value(e.Epoch)
+		*v = parquet.Int32Value(e.Epoch)
 	case colKind:
-		return strValue(string(e.Kind))
+		*v = strValue(string(e.Kind))
 	case colJob:
-		return strValue(e.Job)
+		*v = strValue(e.Job)
 	case colMaster:
-		return strValue(e.Master)
+		*v = strValue(e.Master)
 	case colRecovering:
-		return parquet.BooleanValue(e.Recovering)
+		*v = parquet.BooleanValue(e.Recovering)
 	case colVertex:
-		return strValue(e.Vertex)
+		*v = strValue(e.Vertex)
 	case colSubtask:
-		return parquet.Int32Value(e.Subtask)
+		*v = parquet.Int32Value(e.Subtask)
 	case colParallelism:
-		return parquet.Int32Value(e.Parallelism)
+		*v = parquet.Int32Value(e.Parallelism)
 	case colAttempt:
-		return parquet.Int32Value(e.Attempt)
+		*v = parquet.Int32Value(e.Attempt)
 	case colWorker:
-		return strValue(e.Worker)
+		*v = strValue(e.Worker)
 	case colRecordsIn:
-		return parquet.Int64Value(e.RecordsIn)
+		*v = parquet.Int64Value(e.RecordsIn)
 	case colRecordsOut:
-		return parquet.Int64Value(e.RecordsOut)
+		*v = parquet.Int64Value(e.RecordsOut)
 	case colBytesIn:
-		return parquet.Int64Value(e.BytesIn)
+		*v = parquet.Int64Value(e.BytesIn)
 	case colBytesOut:
-		return parquet.Int64Value(e.BytesOut)
+		*v = parquet.Int64Value(e.BytesOut)
 	case colError:
-		return strValue(e.Error)
+		*v = strValue(e.Error)
 	case colReason:
-		return strValue(e.Reason)
+		*v = strValue(e.Reason)
 	case colStatus:
-		return strValue(e.Status)
+		*v = strValue(e.Status)
+	default:
+		panic(fmt.Sprintf("format: column %d is not flat", col))
 	}
-	panic(fmt.Sprintf("format: column %d is not flat", col))
 }
 
 // listCount returns the number of elements of the list that column col
@@ -571,61 +578,62 @@ func listCount(e *Event, col int) int {
 	panic(fmt.Sprintf("format: column %d is not a list", col))
 }
 
-// listValue returns element j of column col for e, from enc's scratch of
-// e's sorted coordinator keys.
-func (enc *segmentEncoder) listValue(e *Event, col, j int) parquet.Value {
+// setList sets *v to element j of column col for e, from enc's scratch of
+// e's sorted coordinator keys, in place (see setEvent).
+func (enc *segmentEncoder) setList(v *parquet.Value, e *Event, col, j int) {
 	keys := enc.keys
 	switch col {
 	case colEdgeDataset:
-		return strValue(e.Graph.Edges[j].Dataset)
+		*v = strValue(e.Graph.Edges[j].Dataset)
 	case colRangeEdge:
-		return parquet.Int32Value(e.Graph.Ranges[j].Edge)
+		*v = parquet.Int32Value(e.Graph.Ranges[j].Edge)
 	case colRangeSubtask:
-		return parquet.Int32Value(e.Graph.Ranges[j].Subtask)
+		*v = parquet.Int32Value(e.Graph.Ranges[j].Subtask)
 	case colRangeFirst:
-		return parquet.Int32Value(e.Graph.Ranges[j].First)
+		*v = parquet.Int32Value(e.Graph.Ranges[j].First)
 	case colRangeLast:
-		return parquet.Int32Value(e.Graph.Ranges[j].Last)
+		*v = parquet.Int32Value(e.Graph.Ranges[j].Last)
 	case colDatasetID:
-		return strValue(e.Graph.Datasets[j].ID)
+		*v = strValue(e.Graph.Datasets[j].ID)
 	case colDatasetProducer:
-		return strValue(e.Graph.Datasets[j].Producer)
+		*v = strValue(e.Graph.Datasets[j].Producer)
 	case colVertexID:
-		return strValue(e.Graph.Vertices[j].ID)
+		*v = strValue(e.Graph.Vertices[j].ID)
 	case colVertexOperator:
-		return strValue(e.Graph.Vertices[j].Operator)
+		*v = strValue(e.Graph.Vertices[j].Operator)
 	case colVertexParallelism:
-		return parquet.Int32Value(e.Graph.Vertices[j].Parallelism)
+		*v = parquet.Int32Value(e.Graph.Vertices[j].Parallelism)
 	case colVertexMaxParallelism:
-		return parquet.Int32Value(e.Graph.Vertices[j].MaxParallelism)
+		*v = parquet.Int32Value(e.Graph.Vertices[j].MaxParallelism)
 	case colVertexCoordinator:
-		return strValue(coordinatorOrDefault(e.Graph.Vertices[j].Coordinator))
+		*v = strValue(coordinatorOrDefault(e.Graph.Vertices[j].Coordinator))
 	case colEdgeFrom:
-		return strValue(e.Graph.Edges[j].From)
+		*v = strValue(e.Graph.Edges[j].From)
 	case colEdgeTo:
-		return strValue(e.Graph.Edges[j].To)
+		*v = strValue(e.Graph.Edges[j].To)
 	case colEdgePattern:
-		return strValue(patternOrDefault(e.Graph.Edges[j].Pattern))
+		*v = strValue(patternOrDefault(e.Graph.Edges[j].Pattern))
 	case colPartitionConsumer:
-		return strValue(e.Partitions[j].Consumer)
+		*v = strValue(e.Partitions[j].Consumer)
 	case colPartitionBytes:
-		return parquet.Int64Value(e.Partitions[j].Bytes)
+		*v = parquet.Int64Value(e.Partitions[j].Bytes)
 	case colPartitionRecords:
-		return parquet.Int64Value(e.Partitions[j].Records)
+		*v = parquet.Int64Value(e.Partitions[j].Records)
 	case colSubtasksVertex:
-		return strValue(e.Subtasks[j].Vertex)
+		*v = strValue(e.Subtasks[j].Vertex)
 	case colSubtasksSubtask:
-		return parquet.Int32Value(e.Subtasks[j].Subtask)
+		*v = parquet.Int32Value(e.Subtasks[j].Subtask)
 	case colCoordinatorsVertex:
-		return strValue(keys[j])
+		*v = strValue(keys[j])
 	case colCoordinatorsState:
 		state := e.Coordinators[keys[j]]
 		if state == nil {
 			state = []byte{}
 		}
-		return parquet.ByteArrayValue(state)
+		*v = parquet.ByteArrayValue(state)
+	default:
+		panic(fmt.Sprintf("format: column %d is not a list", col))
 	}
-	panic(fmt.Sprintf("format: column %d is not a list", col))
 }
 
 func sortedKeysInto(keys []string, m map[string][]byte) []string {
