@@ -272,20 +272,25 @@ func StageImport(ctx context.Context, src EventSource, opts ImportOptions) (*Sta
 }
 
 // stageChunk is a run of events of one epoch, the index-th cut by stage,
-// handed to an encoder while it is read: its events arrive on runs, in
-// runs of stageRun events (the last may be shorter), and runs is closed
-// when the chunk is complete, events then holding all of it, or when
-// reading failed, events then nil.
+// handed to an encoder while it is read. Its events are held in blocks of
+// stageRun events (the last may hold fewer), each sent on runs when it is
+// full; runs is closed when the chunk is complete, blocks then holding all
+// of them, or when reading failed, blocks then nil.
 type stageChunk struct {
 	index  int
 	runs   chan []format.Event
-	events []format.Event
+	blocks [][]format.Event
 }
 
-// stageRun is the number of events that stage hands an encoder at a
-// time: a multiple of format.SegmentRun, and small enough that the
-// encoder reads the events soon after they were parsed, from the CPU's
-// caches.
+// stageRun is the number of events of a block: what stage hands an
+// encoder at a time. It is a multiple of format.SegmentRun, and small
+// enough that the encoder reads the events soon after they were parsed,
+// from the CPU's caches, and that a new block is filled before a
+// collection that starts meanwhile scans much of it: scanning pages never
+// written maps them to the shared zero page, and the reader's writes then
+// fault each one again, each fault interrupting the other CPU to flush
+// its TLB (segment-sized buffers spent about 5% of an import's CPU time
+// on that).
 const stageRun = 16 * format.SegmentRun
 
 // stage reads src and hands its chunks to encoders that spool them as
@@ -297,9 +302,11 @@ func (st *StagedImport) stage(ctx context.Context, src EventSource, opts ImportO
 	defer cancel(nil)
 	workers := max(1, goruntime.GOMAXPROCS(0)-1)
 	todo := make(chan *stageChunk, workers)
-	// One chunk being read and one being encoded per worker: a reader
-	// that gets a whole chunk ahead waits, leaving the CPUs to encoding.
-	free := make(chan []format.Event, workers+1)
+	// The blocks of one chunk being read and one being encoded per
+	// worker: a reader that gets a whole chunk ahead waits, leaving the
+	// CPUs to encoding.
+	perChunk := (opts.SegmentEvents + stageRun - 1) / stageRun
+	free := make(chan []format.Event, (workers+1)*perChunk)
 	for range cap(free) {
 		free <- nil
 	}
@@ -329,7 +336,9 @@ func (st *StagedImport) stage(ctx context.Context, src EventSource, opts ImportO
 				if err != nil {
 					cancel(err)
 				}
-				free <- c.events[:0]
+				for _, b := range c.blocks {
+					free <- b[:0]
+				}
 			}
 		}()
 	}
@@ -363,21 +372,22 @@ func (st *StagedImport) spoolChunk(ctx context.Context, buf *bytes.Buffer, c *st
 			streaming = stream.Write(run) == nil
 		}
 	}
-	if c.events == nil || ctx.Err() != nil {
+	if c.blocks == nil || ctx.Err() != nil {
 		return nil, nil
 	}
 	if streaming && stream.Close() == nil && buf.Len() <= maxSegmentBytes {
-		key, err := st.spoolFile(c.events, buf.Bytes())
+		first, last := c.blocks[0], c.blocks[len(c.blocks)-1]
+		key, err := st.spoolFile(&first[0], &last[len(last)-1], buf.Bytes())
 		if err != nil {
 			return nil, err
 		}
 		return []string{key}, nil
 	}
-	return st.spool(buf, c.events)
+	return st.spool(buf, slices.Concat(c.blocks...))
 }
 
 // stageReader is stage's reading side: it checks the events of src and
-// sends them to todo in chunks, taking the buffers for them from free.
+// sends them to todo in chunks, taking the blocks for them from free.
 type stageReader struct {
 	st   *StagedImport
 	ctx  context.Context
@@ -385,10 +395,12 @@ type stageReader struct {
 	todo chan<- *stageChunk
 	free <-chan []format.Event
 
-	chunk []format.Event // the events of the chunk being read
-	cur   *stageChunk    // the chunk being read, once it is sent to todo
-	sent  int            // events of chunk sent to cur.runs
-	n     int            // chunks cut so far
+	block  []format.Event   // the block being filled
+	blocks [][]format.Event // the chunk's blocks, block last
+	events int              // events of the chunk
+	epoch  int32            // their epoch
+	cur    *stageChunk      // the chunk being read, once it is sent to todo
+	n      int              // chunks cut so far
 }
 
 // read reads src to the end.
@@ -399,21 +411,20 @@ func (r *stageReader) read(src EventSource) error {
 		st      = r.st
 		masters = make(map[int32]bool)
 	)
-	if err := r.take(); err != nil {
-		return err
-	}
 	next := nextFunc(src)
 	for {
-		if len(r.chunk) == cap(r.chunk) {
-			// Room for one more than a full chunk: the event that starts
-			// the next one is read into the slot after the last.
-			r.chunk = growChunk(r.chunk, r.opts.SegmentEvents+1)
+		if len(r.block) == cap(r.block) {
+			if err := r.take(); err != nil {
+				return err
+			}
 		}
-		k := len(r.chunk)
-		r.chunk = r.chunk[:k+1]
-		e := &r.chunk[k]
+		// The event is read into the block's next slot; one that starts
+		// the next chunk moves to a block of that chunk.
+		k := len(r.block)
+		r.block = r.block[:k+1]
+		e := &r.block[k]
 		if err := next(e); err != nil {
-			r.chunk = r.chunk[:k]
+			r.block = r.block[:k]
 			if err == io.EOF {
 				break
 			}
@@ -422,16 +433,23 @@ func (r *stageReader) read(src EventSource) error {
 		if err := chk.check(e); err != nil {
 			return err
 		}
-		if k > 0 && (k >= r.opts.SegmentEvents || e.Epoch != r.chunk[k-1].Epoch) {
+		if r.events > 0 && (r.events >= r.opts.SegmentEvents || e.Epoch != r.epoch) {
 			first := *e
-			r.chunk = r.chunk[:k]
+			r.block = r.block[:k]
 			if err := r.cut(); err != nil {
 				return err
 			}
-			r.chunk = append(r.chunk, first)
-			e = &r.chunk[0]
-		} else if k+1-r.sent >= stageRun {
-			if err := r.sendRun(k + 1); err != nil {
+			if k > 0 { // else the block is still empty: the next chunk's
+				if err := r.take(); err != nil {
+					return err
+				}
+			}
+			r.block = append(r.block, first)
+			e = &r.block[0]
+		}
+		r.events, r.epoch = r.events+1, e.Epoch
+		if len(r.block) == stageRun {
+			if err := r.send(); err != nil {
 				return err
 			}
 		}
@@ -447,11 +465,14 @@ func (r *stageReader) read(src EventSource) error {
 	return r.cut()
 }
 
-// sendRun sends the chunk's events up to end to its encoder, first
-// handing the chunk to one if it has none yet.
-func (r *stageReader) sendRun(end int) error {
+// send sends the block being filled to the chunk's encoder, first handing
+// the chunk to one if it has none yet.
+func (r *stageReader) send() error {
+	if len(r.block) == 0 {
+		return nil
+	}
 	if r.cur == nil {
-		r.cur = &stageChunk{index: r.n, runs: make(chan []format.Event, r.opts.SegmentEvents/stageRun+1)}
+		r.cur = &stageChunk{index: r.n, runs: make(chan []format.Event, cap(r.free))}
 		select {
 		case r.todo <- r.cur:
 		case <-r.ctx.Done():
@@ -459,30 +480,35 @@ func (r *stageReader) sendRun(end int) error {
 			return context.Cause(r.ctx)
 		}
 	}
-	r.cur.runs <- r.chunk[r.sent:end] // never blocks: runs holds a whole chunk's
-	r.sent = end
+	r.cur.runs <- r.block // never blocks: runs holds every block there is
+	r.blocks = append(r.blocks, r.block)
+	r.block = r.block[len(r.block):] // full: the next event takes a new block
 	return nil
 }
 
-// cut completes the chunk and takes the buffer for the next.
+// cut completes the chunk: its last block goes to the encoder however
+// full it is.
 func (r *stageReader) cut() error {
-	if len(r.chunk) == 0 {
-		return nil
-	}
-	if err := r.sendRun(len(r.chunk)); err != nil {
+	if err := r.send(); err != nil {
 		return err
 	}
-	r.cur.events = r.chunk
+	if r.cur == nil {
+		return nil // no events
+	}
+	r.cur.blocks = r.blocks
 	close(r.cur.runs)
-	r.cur, r.sent = nil, 0
+	r.cur, r.blocks, r.events = nil, nil, 0
 	r.n++
-	return r.take()
+	return nil
 }
 
-// take takes the buffer for the next chunk from free.
+// take takes an empty block from free, allocating it on first use.
 func (r *stageReader) take() error {
 	select {
-	case r.chunk = <-r.free:
+	case r.block = <-r.free:
+		if r.block == nil {
+			r.block = make([]format.Event, 0, stageRun)
+		}
 		return nil
 	case <-r.ctx.Done():
 		return context.Cause(r.ctx)
@@ -500,7 +526,7 @@ func (r *stageReader) abandon() {
 
 // intoSource is an EventSource that can decode an event in place, as a
 // JSONL file's does (logsource): StageImport then reads each event into
-// its chunk directly, without the copies of returning it.
+// its block directly, without the copies of returning it.
 type intoSource interface {
 	NextInto(e *format.Event) error
 }
@@ -516,34 +542,12 @@ func nextFunc(src EventSource) func(e *format.Event) error {
 	}
 }
 
-// growChunk makes room in a full chunk: a first chunk starts small, so
-// that a small input costs little, and the second step goes straight to
-// the most a chunk holds, so that a large input copies its events once
-// (growing by append's factors copied each chunk's events three times).
-//
-// The room is cleared at once, though fresh from the system it is zero
-// already: a collection that scans the chunk before the reader fills it
-// would otherwise map its pages read-only to the shared zero page, and the
-// reader's writes would fault each of them a second time, each fault
-// interrupting the other CPU to flush its TLB. On a 1M-event import that
-// was about 3% of the CPU time.
-func growChunk(chunk []format.Event, most int) []format.Event {
-	const first = 4096
-	n := most
-	if cap(chunk) < first {
-		n = min(most, first)
-	}
-	chunk = slices.Grow(chunk, n-len(chunk))
-	clear(chunk[len(chunk):cap(chunk)])
-	return chunk
-}
-
 // spool encodes events as one segment, or several when one would exceed
 // MaxSegmentBytes, into files of st.dir, and returns their keys in order.
 func (st *StagedImport) spool(buf *bytes.Buffer, events []format.Event) ([]string, error) {
 	var keys []string
 	err := encodeCapped(buf, events, func(part []format.Event, data []byte) error {
-		key, err := st.spoolFile(part, data)
+		key, err := st.spoolFile(&part[0], &part[len(part)-1], data)
 		if err != nil {
 			return err
 		}
@@ -553,10 +557,10 @@ func (st *StagedImport) spool(buf *bytes.Buffer, events []format.Event) ([]strin
 	return keys, err
 }
 
-// spoolFile writes data, the segment of events, into a file of st.dir and
-// returns its key.
-func (st *StagedImport) spoolFile(events []format.Event, data []byte) (string, error) {
-	key := FormatSegmentName(events[0].Epoch, events[0].Seq, events[len(events)-1].Seq)
+// spoolFile writes data, the segment of the events from first to last,
+// into a file of st.dir and returns its key.
+func (st *StagedImport) spoolFile(first, last *format.Event, data []byte) (string, error) {
+	key := FormatSegmentName(first.Epoch, first.Seq, last.Seq)
 	if err := os.WriteFile(filepath.Join(st.dir, filepath.Base(key)), data, 0o600); err != nil {
 		return key, fmt.Errorf("spool %s: %w", key, err)
 	}

@@ -332,3 +332,24 @@ func TestStageImport_Streamed(t *testing.T) {
 		t.Fatalf("read error while streaming: err %v, want %v", err, bad)
 	}
 }
+
+// TestStageImport_ChunksOfWholeBlocks: chunks that end where a block ends
+// reuse every block, so that many of them stage without running out.
+func TestStageImport_ChunksOfWholeBlocks(t *testing.T) {
+	events := numbered(genEvents(6*stageRun+3, 28), 1, 1)
+	src := sliceSource(append([]format.Event(nil), events...))
+	st, err := StageImport(ctx, &src, ImportOptions{SegmentEvents: stageRun})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if len(st.keys) != 7 {
+		t.Fatalf("segments = %d, want 7", len(st.keys))
+	}
+	l := memLog(t)
+	if _, err := st.Write(ctx, l); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := mustReadAll(t, l, ReaderOptions{})
+	assertEvents(t, got, events)
+}
