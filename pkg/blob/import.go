@@ -254,7 +254,8 @@ func (c *importCheck) check(e *format.Event) error {
 // others (GOMAXPROCS-1 of them, at least one), each segment from its first
 // few thousand events on, so that reading (parsing, for JSON lines) and
 // encoding overlap; the events held in memory are at most those of the
-// segment being read plus one segment per encoder.
+// segment being read plus one segment per encoder (and a copy of one that
+// must be encoded whole again: see spoolChunk).
 func StageImport(ctx context.Context, src EventSource, opts ImportOptions) (*StagedImport, error) {
 	if opts.SegmentEvents <= 0 {
 		opts.SegmentEvents = DefaultImportSegmentEvents
@@ -439,7 +440,7 @@ func (r *stageReader) read(src EventSource) error {
 			if err := r.cut(); err != nil {
 				return err
 			}
-			if k > 0 { // else the block is still empty: the next chunk's
+			if k > 0 { // with k == 0 the block holds nothing: the next chunk takes it
 				if err := r.take(); err != nil {
 					return err
 				}
@@ -562,7 +563,7 @@ func (st *StagedImport) spool(buf *bytes.Buffer, events []format.Event) ([]strin
 func (st *StagedImport) spoolFile(first, last *format.Event, data []byte) (string, error) {
 	key := FormatSegmentName(first.Epoch, first.Seq, last.Seq)
 	if err := os.WriteFile(filepath.Join(st.dir, filepath.Base(key)), data, 0o600); err != nil {
-		return key, fmt.Errorf("spool %s: %w", key, err)
+		return "", fmt.Errorf("spool %s: %w", key, err)
 	}
 	return key, nil
 }

@@ -90,8 +90,8 @@ func (r *JSONReader) Next() (Event, error) {
 }
 
 // NextInto is Next decoding the event into *e, which it overwrites whole
-// (after an error, with what the line held up to the error): a caller
-// that keeps events in a slice saves the copies of returning each one.
+// (after an error, *e holds nothing of use): a caller that keeps events in
+// a slice saves the copies of returning each one.
 func (r *JSONReader) NextInto(e *Event) error {
 	if r.err != nil {
 		return r.err
