@@ -20,7 +20,8 @@ var ErrNotStreamable = errors.New("jobevent/format: segment needs the dataset sc
 // SegmentStream encodes one segment from its events handed over in order,
 // a run at a time, so that a segment is encoded while its later events are
 // still read (import does this). Its bytes are those EncodeSegment writes
-// for the same events. A SegmentStream is not safe for concurrent use.
+// for the same events, and like it, it encodes a large run's list columns
+// on a second goroutine. A SegmentStream is not safe for concurrent use.
 type SegmentStream struct {
 	w       io.Writer
 	buf     *bytes.Buffer
