@@ -3,20 +3,22 @@
 #
 #   import: `jobevent import` of a generated JSON lines log (bench/logbench -shape wide: a
 #   source → map → sink run with noisy metrics) into a file:// log, with this tree's binary and,
-#   when BASE is given, another binary on the same file; each run 3 times, medians of wall,
-#   user+sys CPU and peak RSS (/usr/bin/time); then DuckDB converting the same file to Parquet,
-#   and the ratio of the two wall times.
+#   when BASE is given, another binary on the same file; ROUNDS rounds (default 5) of one run of
+#   each, alternating, medians of wall, user+sys CPU and peak RSS (/usr/bin/time); then DuckDB
+#   converting the same file to Parquet (3 runs after a warm-up), and the ratio of the two wall
+#   times; the load average before and after.
 #
 #   recording: every job of testdata/jobs run clean, and crashed after half of its events
 #   (--crash-after-seq, --seed 1) then resumed (--resume); the share of the master's wall time
 #   spent recording (its JSON summary's recording_seconds / wall_seconds), medians of 3.
 #
-# Usage: bench/import.sh [BASE_BINARY] [EVENTS]   (EVENTS defaults to 1000000)
+# Usage: [ROUNDS=5] bench/import.sh [BASE_BINARY] [EVENTS]   (EVENTS defaults to 1000000)
 # The machine's other load shows in the wall times: compare CPU seconds when it is shared.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 base=${1:-}
 events=${2:-1000000}
+rounds=${ROUNDS:-5}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 go build -o "$out/jobevent" ./cmd/jobevent
@@ -30,23 +32,34 @@ echo "import: $n events, $(($(stat -c %s "$out/log.jsonl") >> 20)) MiB of JSON l
 # median prints the median of its arguments.
 median() { printf '%s\n' "$@" | sort -g | sed -n "$((($# + 1) / 2))p"; }
 
-import_bench() { # name binary
-	local walls=() cpus=() rss=()
-	for i in 1 2 3; do
-		rm -rf "$out/log-$i"
-		/usr/bin/time -f '%e %U %S %M' -o "$out/time" "$2" import "$out/log.jsonl" "$out/log-$i" --quiet
-		read -r wall user sys kb <"$out/time"
-		walls+=("$wall") cpus+=("$(echo "$user + $sys" | bc)") rss+=("$kb")
-		rm -rf "$out/log-$i"
+# import_bench runs each binary of its arguments (name=binary) once per round, alternating, so
+# that the machine's load falls on all of them alike, and prints each one's medians.
+import_bench() {
+	local pair name bin i
+	for i in $(seq "$rounds"); do
+		for pair in "$@"; do
+			name=${pair%%=*} bin=${pair#*=}
+			rm -rf "$out/log-$name"
+			/usr/bin/time -f '%e %U %S %M' -o "$out/time" "$bin" import "$out/log.jsonl" "$out/log-$name" --quiet
+			read -r wall user sys kb <"$out/time"
+			echo "$wall $(echo "$user + $sys" | bc) $kb" >>"$out/runs-$name"
+			rm -rf "$out/log-$name"
+		done
 	done
-	local w c r
-	w=$(median "${walls[@]}") c=$(median "${cpus[@]}") r=$(median "${rss[@]}")
-	printf '%-8s %8.2f s wall %10.0f events/s %8.2f s CPU %10.0f events/CPU-s %6d MiB RSS\n' \
-		"$1" "$w" "$(echo "$n / $w" | bc -l)" "$c" "$(echo "$n / $c" | bc -l)" "$((r >> 10))"
+	for pair in "$@"; do
+		name=${pair%%=*}
+		local w c r
+		w=$(median $(cut -d' ' -f1 "$out/runs-$name")) c=$(median $(cut -d' ' -f2 "$out/runs-$name"))
+		r=$(median $(cut -d' ' -f3 "$out/runs-$name"))
+		printf '%-8s %8.2f s wall %10.0f events/s %8.2f s CPU %10.0f events/CPU-s %6d MiB RSS  (walls: %s)\n' \
+			"$name" "$w" "$(echo "$n / $w" | bc -l)" "$c" "$(echo "$n / $c" | bc -l)" "$((r >> 10))" \
+			"$(cut -d' ' -f1 "$out/runs-$name" | sort -g | tr '\n' ' ' | sed 's/ $//')"
+	done
 }
-import_bench this "$out/jobevent" | tee "$out/this.txt"
 if [ -n "$base" ]; then
-	import_bench base "$base"
+	import_bench this="$out/jobevent" base="$base" | tee "$out/this.txt"
+else
+	import_bench this="$out/jobevent" | tee "$out/this.txt"
 fi
 
 # The peer, in the same run: DuckDB converting the same JSON lines file to Parquet (npm
@@ -63,6 +76,7 @@ if command -v node >/dev/null && command -v npm >/dev/null; then
 	awk 'NR==FNR && $1=="this" {w=$2} NR!=FNR && $1=="duckdb_wall" {printf "import / DuckDB: %.2fx the wall time\n", w/$2}' \
 		"$out/this.txt" "$out/duckdb.txt"
 fi
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # Recording share of the shipped jobs, run from a copy (outputs land next to the spec).
 cp -r testdata/jobs testdata/text "$out/"

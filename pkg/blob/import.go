@@ -250,10 +250,13 @@ func (c *importCheck) check(e *format.Event) error {
 // fail it too. Input of no events stages (Events is 0), and Write refuses
 // it.
 //
-// src is read on the calling goroutine while segments already cut are
-// encoded on others (GOMAXPROCS-1 of them, at least one), so that reading
-// (parsing, for JSON lines) and encoding overlap; at most two segments'
-// events per encoder are held in memory.
+// src is read on the calling goroutine while its segments are encoded on
+// others (GOMAXPROCS-1 encoders, at least one, each writing a segment's
+// list columns on a second goroutine: format.SegmentStream), each segment
+// from its first few thousand events on, so that reading (parsing, for
+// JSON lines) and encoding overlap; the events held in memory are at most those of the
+// segment being read plus one segment per encoder (and a copy of one that
+// must be encoded whole again: see spoolChunk).
 func StageImport(ctx context.Context, src EventSource, opts ImportOptions) (*StagedImport, error) {
 	if opts.SegmentEvents <= 0 {
 		opts.SegmentEvents = DefaultImportSegmentEvents
@@ -270,22 +273,42 @@ func StageImport(ctx context.Context, src EventSource, opts ImportOptions) (*Sta
 	return st, nil
 }
 
-// stageChunk is a run of events of one epoch, the index-th cut by stage.
+// stageChunk is a run of events of one epoch, the index-th cut by stage,
+// handed to an encoder while it is read. Its events are held in blocks of
+// stageRun events (the last may hold fewer), each sent on runs when it is
+// full; runs is closed when the chunk is complete, blocks then holding all
+// of them, or when reading failed, blocks then nil.
 type stageChunk struct {
 	index  int
-	events []format.Event
+	runs   chan []format.Event
+	blocks [][]format.Event
 }
 
+// stageRun is the number of events of a block: what stage hands an
+// encoder at a time. It is a multiple of format.SegmentRun, and small
+// enough that the encoder reads the events soon after they were parsed,
+// from the CPU's caches, and that a new block is filled before a
+// collection that starts meanwhile scans much of it: scanning pages never
+// written maps them to the shared zero page, and the reader's writes then
+// fault each one again, each fault interrupting the other CPU to flush
+// its TLB (segment-sized buffers spent about 5% of an import's CPU time
+// on that).
+const stageRun = 16 * format.SegmentRun
+
 // stage reads src and hands its chunks to encoders that spool them as
-// segments into st.dir. An error of an encoder is an error about earlier
-// input than any error of reading, so it wins, as it would if one
-// goroutine did both.
+// segments into st.dir, encoding a chunk while it is read. An error of an
+// encoder is an error about earlier input than any error of reading, so
+// it wins, as it would if one goroutine did both.
 func (st *StagedImport) stage(ctx context.Context, src EventSource, opts ImportOptions) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	workers := max(1, goruntime.GOMAXPROCS(0)-1)
-	todo := make(chan stageChunk, workers)
-	free := make(chan []format.Event, 2*workers+1) // one filling, one queued and one encoding per worker
+	todo := make(chan *stageChunk, workers)
+	// The blocks of one chunk being read and one being encoded per
+	// worker: a reader that gets a whole chunk ahead waits, leaving the
+	// CPUs to encoding.
+	perChunk := (opts.SegmentEvents + stageRun - 1) / stageRun
+	free := make(chan []format.Event, (workers+1)*perChunk)
 	for range cap(free) {
 		free <- nil
 	}
@@ -302,11 +325,7 @@ func (st *StagedImport) stage(ctx context.Context, src EventSource, opts ImportO
 			defer wg.Done()
 			var buf bytes.Buffer
 			for c := range todo {
-				if ctx.Err() != nil { // failed already: skip
-					free <- c.events[:0]
-					continue
-				}
-				k, err := st.spool(&buf, c.events)
+				k, err := st.spoolChunk(ctx, &buf, c)
 				mu.Lock()
 				for len(keys) <= c.index {
 					keys = append(keys, nil)
@@ -319,11 +338,14 @@ func (st *StagedImport) stage(ctx context.Context, src EventSource, opts ImportO
 				if err != nil {
 					cancel(err)
 				}
-				free <- c.events[:0]
+				for _, b := range c.blocks {
+					free <- b[:0]
+				}
 			}
 		}()
 	}
-	err := st.read(ctx, src, opts, todo, free)
+	r := stageReader{st: st, ctx: ctx, opts: opts, todo: todo, free: free}
+	err := r.read(src)
 	close(todo)
 	wg.Wait()
 	if encErr != nil {
@@ -338,51 +360,98 @@ func (st *StagedImport) stage(ctx context.Context, src EventSource, opts ImportO
 	return nil
 }
 
-// read is stage's reading side: it checks the events of src and sends them
-// to todo in chunks, taking the buffers for them from free.
-func (st *StagedImport) read(ctx context.Context, src EventSource, opts ImportOptions, todo chan<- stageChunk, free <-chan []format.Event) error {
+// spoolChunk encodes c as it arrives and spools it as one segment, or, if
+// it could not be streamed (format.ErrNotStreamable) or fails or exceeds
+// MaxSegmentBytes as one, encodes it whole again with spool, which splits
+// it or reports its error as when nothing is streamed. A chunk whose
+// reading failed, or that arrives after a failure, is dropped.
+func (st *StagedImport) spoolChunk(ctx context.Context, buf *bytes.Buffer, c *stageChunk) ([]string, error) {
+	buf.Reset()
+	stream := format.NewSegmentStream(buf)
+	streaming := true
+	for run := range c.runs {
+		if streaming && ctx.Err() == nil {
+			streaming = stream.Write(run) == nil
+		}
+	}
+	if c.blocks == nil || ctx.Err() != nil {
+		return nil, nil
+	}
+	if streaming && stream.Close() == nil && buf.Len() <= maxSegmentBytes {
+		first, last := c.blocks[0], c.blocks[len(c.blocks)-1]
+		key, err := st.spoolFile(&first[0], &last[len(last)-1], buf.Bytes())
+		if err != nil {
+			return nil, err
+		}
+		return []string{key}, nil
+	}
+	return st.spool(buf, slices.Concat(c.blocks...))
+}
+
+// stageReader is stage's reading side: it checks the events of src and
+// sends them to todo in chunks, taking the blocks for them from free.
+type stageReader struct {
+	st   *StagedImport
+	ctx  context.Context
+	opts ImportOptions
+	todo chan<- *stageChunk
+	free <-chan []format.Event
+
+	block  []format.Event   // the block being filled
+	blocks [][]format.Event // the chunk's blocks, block last
+	events int              // events of the chunk
+	epoch  int32            // their epoch
+	cur    *stageChunk      // the chunk being read, once it is sent to todo
+	n      int              // chunks cut so far
+}
+
+// read reads src to the end.
+func (r *stageReader) read(src EventSource) error {
+	defer r.abandon()
 	var (
 		chk     importCheck
-		chunk   []format.Event
-		n       int
+		st      = r.st
 		masters = make(map[int32]bool)
 	)
-	take := func() error {
-		select {
-		case chunk = <-free:
-			return nil
-		case <-ctx.Done():
-			return context.Cause(ctx)
-		}
-	}
-	send := func() error {
-		if len(chunk) == 0 {
-			return nil
-		}
-		select {
-		case todo <- stageChunk{index: n, events: chunk}:
-			n++
-			return take()
-		case <-ctx.Done():
-			return context.Cause(ctx)
-		}
-	}
-	if err := take(); err != nil {
-		return err
-	}
+	next := nextFunc(src)
 	for {
-		e, err := src.Next()
-		if err == io.EOF {
-			break
+		if len(r.block) == cap(r.block) {
+			if err := r.take(); err != nil {
+				return err
+			}
 		}
-		if err != nil {
+		// The event is read into the block's next slot; one that starts
+		// the next chunk moves to a block of that chunk.
+		k := len(r.block)
+		r.block = r.block[:k+1]
+		e := &r.block[k]
+		if err := next(e); err != nil {
+			r.block = r.block[:k]
+			if err == io.EOF {
+				break
+			}
 			return err
 		}
-		if err := chk.check(&e); err != nil {
+		if err := chk.check(e); err != nil {
 			return err
 		}
-		if k := len(chunk); k > 0 && (k >= opts.SegmentEvents || e.Epoch != chunk[k-1].Epoch) {
-			if err := send(); err != nil {
+		if r.events > 0 && (r.events >= r.opts.SegmentEvents || e.Epoch != r.epoch) {
+			first := *e
+			r.block = r.block[:k]
+			if err := r.cut(); err != nil {
+				return err
+			}
+			if k > 0 { // with k == 0 the block holds nothing: the next chunk takes it
+				if err := r.take(); err != nil {
+					return err
+				}
+			}
+			r.block = append(r.block, first)
+			e = &r.block[0]
+		}
+		r.events, r.epoch = r.events+1, e.Epoch
+		if len(r.block) == stageRun {
+			if err := r.send(); err != nil {
 				return err
 			}
 		}
@@ -393,25 +462,86 @@ func (st *StagedImport) read(ctx context.Context, src EventSource, opts ImportOp
 			masters[e.Epoch] = true
 			st.claims[len(st.claims)-1].Master = e.Master
 		}
-		if len(chunk) == cap(chunk) {
-			chunk = growChunk(chunk, opts.SegmentEvents)
-		}
-		chunk = append(chunk, e)
 		st.events++
 	}
-	return send()
+	return r.cut()
 }
 
-// growChunk makes room in a full chunk: a first chunk starts small, so
-// that a small input costs little, and the second step goes straight to
-// the most a chunk holds, so that a large input copies its events once
-// (growing by append's factors copied each chunk's events three times).
-func growChunk(chunk []format.Event, most int) []format.Event {
-	const first = 4096
-	if cap(chunk) < first {
-		return slices.Grow(chunk, min(most, first)-len(chunk))
+// send sends the block being filled to the chunk's encoder, first handing
+// the chunk to one if it has none yet.
+func (r *stageReader) send() error {
+	if len(r.block) == 0 {
+		return nil
 	}
-	return slices.Grow(chunk, most-len(chunk))
+	if r.cur == nil {
+		r.cur = &stageChunk{index: r.n, runs: make(chan []format.Event, cap(r.free))}
+		select {
+		case r.todo <- r.cur:
+		case <-r.ctx.Done():
+			r.cur = nil
+			return context.Cause(r.ctx)
+		}
+	}
+	r.cur.runs <- r.block // never blocks: runs holds every block there is
+	r.blocks = append(r.blocks, r.block)
+	r.block = r.block[len(r.block):] // full: the next event takes a new block
+	return nil
+}
+
+// cut completes the chunk: its last block goes to the encoder however
+// full it is.
+func (r *stageReader) cut() error {
+	if err := r.send(); err != nil {
+		return err
+	}
+	if r.cur == nil {
+		return nil // no events
+	}
+	r.cur.blocks = r.blocks
+	close(r.cur.runs)
+	r.cur, r.blocks, r.events = nil, nil, 0
+	r.n++
+	return nil
+}
+
+// take takes an empty block from free, allocating it on first use.
+func (r *stageReader) take() error {
+	select {
+	case r.block = <-r.free:
+		if r.block == nil {
+			r.block = make([]format.Event, 0, stageRun)
+		}
+		return nil
+	case <-r.ctx.Done():
+		return context.Cause(r.ctx)
+	}
+}
+
+// abandon closes the runs of a chunk that reading left incomplete, so
+// that its encoder drops it.
+func (r *stageReader) abandon() {
+	if r.cur != nil {
+		close(r.cur.runs)
+		r.cur = nil
+	}
+}
+
+// intoSource is an EventSource that can decode an event in place, as a
+// JSONL file's does (logsource): StageImport then reads each event into
+// its block directly, without the copies of returning it.
+type intoSource interface {
+	NextInto(e *format.Event) error
+}
+
+// nextFunc returns the function that reads the next event of src into *e.
+func nextFunc(src EventSource) func(e *format.Event) error {
+	if s, ok := src.(intoSource); ok {
+		return s.NextInto
+	}
+	return func(e *format.Event) (err error) {
+		*e, err = src.Next()
+		return err
+	}
 }
 
 // spool encodes events as one segment, or several when one would exceed
@@ -419,14 +549,24 @@ func growChunk(chunk []format.Event, most int) []format.Event {
 func (st *StagedImport) spool(buf *bytes.Buffer, events []format.Event) ([]string, error) {
 	var keys []string
 	err := encodeCapped(buf, events, func(part []format.Event, data []byte) error {
-		key := FormatSegmentName(part[0].Epoch, part[0].Seq, part[len(part)-1].Seq)
-		if err := os.WriteFile(filepath.Join(st.dir, filepath.Base(key)), data, 0o600); err != nil {
-			return fmt.Errorf("spool %s: %w", key, err)
+		key, err := st.spoolFile(&part[0], &part[len(part)-1], data)
+		if err != nil {
+			return err
 		}
 		keys = append(keys, key)
 		return nil
 	})
 	return keys, err
+}
+
+// spoolFile writes data, the segment of the events from first to last,
+// into a file of st.dir and returns its key.
+func (st *StagedImport) spoolFile(first, last *format.Event, data []byte) (string, error) {
+	key := FormatSegmentName(first.Epoch, first.Seq, last.Seq)
+	if err := os.WriteFile(filepath.Join(st.dir, filepath.Base(key)), data, 0o600); err != nil {
+		return "", fmt.Errorf("spool %s: %w", key, err)
+	}
+	return key, nil
 }
 
 // writeImport uploads the staged segments, then the epoch objects. On a

@@ -1,11 +1,14 @@
 package blob
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -212,4 +215,141 @@ func TestStageImport_NoEvents(t *testing.T) {
 	if _, err := st.Write(ctx, memLog(t)); !errors.Is(err, ErrImportRefused) {
 		t.Fatalf("err = %v, want ErrImportRefused", err)
 	}
+}
+
+// TestStageImport_InPlace: a source that decodes in place (a JSON reader)
+// stages the same segments as one that returns its events, across epochs
+// and full segments, and an error after the events so far stays the
+// source's.
+func TestStageImport_InPlace(t *testing.T) {
+	events := append(numbered(genEvents(40, 24), 1, 1), numbered(genEvents(25, 25), 2, 41)...)
+	var jsonl []byte
+	for i := range events {
+		jsonl = format.AppendJSON(jsonl, &events[i]) // a line
+	}
+	stage := func(src EventSource) []format.Event {
+		t.Helper()
+		st, err := StageImport(ctx, src, ImportOptions{SegmentEvents: 8})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		l := memLog(t)
+		if _, err := st.Write(ctx, l); err != nil {
+			t.Fatal(err)
+		}
+		got, _ := mustReadAll(t, l, ReaderOptions{})
+		if segs, _ := l.Segments(ctx); len(segs) != 5+4 {
+			t.Fatalf("segments = %d, want 9 (8 events each, cut where the epoch changes)", len(segs))
+		}
+		return got
+	}
+	slice := sliceSource(append([]format.Event(nil), events...))
+	returned := stage(&slice)
+	inPlace := stage(format.NewJSONReader(strings.NewReader(string(jsonl))))
+	assertEvents(t, returned, events)
+	assertEvents(t, inPlace, events)
+
+	bad := string(jsonl) + "{\"seq\": 66, \"kind\": \"bogus\"}\n"
+	_, err := StageImport(ctx, format.NewJSONReader(strings.NewReader(bad)), ImportOptions{SegmentEvents: 8})
+	if se := (*format.SyntaxError)(nil); !errors.As(err, &se) || se.Line != 66 {
+		t.Fatalf("err = %v, want a syntax error on line 66", err)
+	}
+}
+
+// TestStageImport_Streamed: chunks encoded while they are read are spooled
+// as the segments EncodeSegment writes for their events; a chunk that
+// needs the dataset schema after its first run, or that exceeds
+// MaxSegmentBytes, is encoded whole again; a read error in a chunk being
+// streamed is the error.
+func TestStageImport_Streamed(t *testing.T) {
+	const segEvents = 2*stageRun + 10
+	plain := numbered(genEvents(3*stageRun+100, 26), 1, 1)
+	late := numbered(genEvents(3*stageRun+100, 27), 1, 1)
+	late[stageRun+5].Kind = format.KindJobSubmitted
+	late[stageRun+5].Graph = &format.Graph{Datasets: []format.Dataset{{ID: "d1", Producer: "source"}}}
+	staged := func(events []format.Event) map[string][]byte {
+		t.Helper()
+		src := sliceSource(append([]format.Event(nil), events...))
+		st, err := StageImport(ctx, &src, ImportOptions{SegmentEvents: segEvents})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		files := make(map[string][]byte)
+		for _, key := range st.keys {
+			data, err := os.ReadFile(filepath.Join(st.dir, filepath.Base(key)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			files[key] = data
+		}
+		return files
+	}
+	want := func(events []format.Event, n int) map[string][]byte {
+		t.Helper()
+		files := make(map[string][]byte)
+		var buf bytes.Buffer
+		for start := 0; start < len(events); start += n {
+			part := events[start:min(start+n, len(events))]
+			buf.Reset()
+			if err := format.EncodeSegment(&buf, part); err != nil {
+				t.Fatal(err)
+			}
+			key := FormatSegmentName(part[0].Epoch, part[0].Seq, part[len(part)-1].Seq)
+			files[key] = bytes.Clone(buf.Bytes())
+		}
+		return files
+	}
+	same := func(what string, got, want map[string][]byte) {
+		t.Helper()
+		if len(got) != len(want) {
+			t.Fatalf("%s: %d segments, want %d", what, len(got), len(want))
+		}
+		for key, data := range want {
+			if !bytes.Equal(got[key], data) {
+				t.Errorf("%s: segment %s differs from EncodeSegment's", what, key)
+			}
+		}
+	}
+	same("streamed", staged(plain), want(plain, segEvents))
+	same("dataset schema after the first run", staged(late), want(late, segEvents))
+
+	one := want(plain[:segEvents], segEvents)
+	saved := maxSegmentBytes
+	for _, data := range one {
+		maxSegmentBytes = len(data) - 1 // the first chunk, whole, is too large; its halves fit
+	}
+	got := staged(plain)
+	maxSegmentBytes = saved
+	if _, ok := got[FormatSegmentName(1, 1, segEvents/2)]; !ok || len(got) != 3 {
+		t.Fatalf("over the cap: segments %d, want the first chunk's halves and the second chunk", len(got))
+	}
+
+	bad := errors.New("disk gone")
+	src := &failingSource{events: plain[:stageRun+50], err: bad}
+	if _, err := StageImport(ctx, src, ImportOptions{SegmentEvents: segEvents}); !errors.Is(err, bad) {
+		t.Fatalf("read error while streaming: err %v, want %v", err, bad)
+	}
+}
+
+// TestStageImport_ChunksOfWholeBlocks: chunks that end where a block ends
+// reuse every block, so that many of them stage without running out.
+func TestStageImport_ChunksOfWholeBlocks(t *testing.T) {
+	events := numbered(genEvents(6*stageRun+3, 28), 1, 1)
+	src := sliceSource(append([]format.Event(nil), events...))
+	st, err := StageImport(ctx, &src, ImportOptions{SegmentEvents: stageRun})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if len(st.keys) != 7 {
+		t.Fatalf("segments = %d, want 7", len(st.keys))
+	}
+	l := memLog(t)
+	if _, err := st.Write(ctx, l); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := mustReadAll(t, l, ReaderOptions{})
+	assertEvents(t, got, events)
 }

@@ -243,14 +243,15 @@ func kindNamed(b []byte) Kind {
 	return Kind(b)
 }
 
-// parseEvent decodes one non-blank line. The SyntaxError it returns has no
-// line number yet. Its loop over the members is parseObject's, written out
+// parseEvent decodes one non-blank line into *e, which must be the zero
+// Event (decoding in place saves the caller a copy of the event). The
+// SyntaxError it returns has no line number yet. Its loop over the members is parseObject's, written out
 // so that the hot path makes no indirect calls.
-func (p *jsonParser) parseEvent(line []byte) (e Event, pr presence, serr *SyntaxError) {
+func (p *jsonParser) parseEvent(line []byte, e *Event) (pr presence, serr *SyntaxError) {
 	p.data, p.pos = line, 0
 	p.skipWS()
 	if !p.at('{') {
-		return e, pr, p.fail(nil, "want object, got %s", p.got())
+		return pr, p.fail(nil, "want object, got %s", p.got())
 	}
 	var st eventState
 	prev := memberStart
@@ -262,20 +263,20 @@ func (p *jsonParser) parseEvent(line []byte) (e Event, pr presence, serr *Syntax
 		for {
 			p.skipWS()
 			if !p.at('"') {
-				return e, pr, p.fail(nil, "want field name, got %s", p.got())
+				return pr, p.fail(nil, "want field name, got %s", p.got())
 			}
 			key, m, err := p.memberKey(prev)
 			if err != nil {
-				return e, pr, err
+				return pr, err
 			}
 			p.skipWS()
 			if !p.at(':') {
-				return e, pr, p.fail(nil, "want ':' after field name, got %s", p.got())
+				return pr, p.fail(nil, "want ':' after field name, got %s", p.got())
 			}
 			p.pos++
 			p.skipWS()
-			if err := p.parseMember(m, key, &e, &pr, &st); err != nil {
-				return e, pr, err
+			if err := p.parseMember(m, key, e, &pr, &st); err != nil {
+				return pr, err
 			}
 			p.nextMember[prev], prev = m, m
 			p.skipWS()
@@ -287,10 +288,10 @@ func (p *jsonParser) parseEvent(line []byte) (e Event, pr presence, serr *Syntax
 				p.pos++
 				break
 			}
-			return e, pr, p.fail(nil, "want ',' or '}' after value, got %s", p.got())
+			return pr, p.fail(nil, "want ',' or '}' after value, got %s", p.got())
 		}
 	}
-	return e, pr, p.finishEvent(&e, &st)
+	return pr, p.finishEvent(e, &st)
 }
 
 // eventState is what parseEvent tracks of the members of a line.

@@ -82,26 +82,38 @@ func NewJSONReader(r io.Reader) *JSONReader {
 // *SyntaxError for a line that is not a valid event, or the error of the
 // underlying reader. After an error, Next keeps returning it.
 func (r *JSONReader) Next() (Event, error) {
+	var e Event
+	if err := r.NextInto(&e); err != nil {
+		return Event{}, err
+	}
+	return e, nil
+}
+
+// NextInto is Next decoding the event into *e, which it overwrites whole
+// (after an error, *e holds nothing of use): a caller that keeps events in
+// a slice saves the copies of returning each one.
+func (r *JSONReader) NextInto(e *Event) error {
 	if r.err != nil {
-		return Event{}, r.err
+		return r.err
 	}
 	for {
 		line, err := r.readLine()
 		if err != nil {
 			r.err = err
-			return Event{}, err
+			return err
 		}
 		if isBlank(line) {
 			continue
 		}
-		e, present, perr := r.p.parseEvent(line)
+		*e = Event{}
+		present, perr := r.p.parseEvent(line, e)
 		if perr != nil {
 			perr.Line = r.line
 			r.err = perr
-			return Event{}, perr
+			return perr
 		}
-		r.fillIn(&e, present)
-		return e, nil
+		r.fillIn(e, present)
+		return nil
 	}
 }
 

@@ -328,3 +328,31 @@ func TestJSONReader_LineLimit(t *testing.T) {
 		t.Errorf("allocated %d MiB to refuse a 300 MiB line, want at most %d MiB", got>>20, 3*MaxJSONLine>>20)
 	}
 }
+
+// TestJSONReader_NextInto: NextInto overwrites every field of the event
+// it is given, leaving what Next would return.
+func TestJSONReader_NextInto(t *testing.T) {
+	var jsonl []byte
+	events := realisticEvents(50, 9)
+	for i := range events {
+		jsonl = AppendJSON(jsonl, &events[i])
+	}
+	next, into := NewJSONReader(bytes.NewReader(jsonl)), NewJSONReader(bytes.NewReader(jsonl))
+	dirty := Event{Seq: 99, Graph: &Graph{}, Master: "m", Recovering: true, Vertex: "v", Subtask: 3,
+		Partitions: []Partition{}, Error: "e", Subtasks: []SubtaskRef{{}}, Reason: "r",
+		Coordinators: map[string][]byte{"v": nil}, Status: "s", RecordsIn: 1, BytesOut: 2, Worker: "w"}
+	for i := 0; ; i++ {
+		want, werr := next.Next()
+		got := dirty
+		err := into.NextInto(&got)
+		if werr != err {
+			t.Fatalf("event %d: NextInto err %v, Next err %v", i, err, werr)
+		}
+		if err != nil {
+			break
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("event %d: NextInto = %+v, Next = %+v", i, got, want)
+		}
+	}
+}

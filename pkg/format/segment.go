@@ -79,7 +79,9 @@ const segmentBatch = 256
 // stored as 1970-01-01T00:00:00Z, and a time outside the int64 nanosecond
 // range gives ErrTimeRange. An unknown kind is an error. Nothing is written
 // to w unless encoding succeeds; the segment is then written with one Write.
-// EncodeSegment is safe for concurrent use.
+// A large segment's list columns are encoded on a second goroutine while
+// the others are (the bytes are the same either way). EncodeSegment is
+// safe for concurrent use.
 func EncodeSegment(w io.Writer, events []Event) error {
 	buf := segmentBuffers.Get().(*bytes.Buffer)
 	defer putSegmentBuffer(buf)
@@ -87,7 +89,12 @@ func EncodeSegment(w io.Writer, events []Event) error {
 	if err := encodeSegment(buf, events, SchemaVersion); err != nil {
 		return err
 	}
-	data := buf.Bytes()
+	return writeSealed(w, buf.Bytes())
+}
+
+// writeSealed seals the checksum of the encoded segment data and writes
+// it to w with one Write.
+func writeSealed(w io.Writer, data []byte) error {
 	if err := sealChecksum(data); err != nil {
 		return fmt.Errorf("format: encode segment: %w", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	goruntime "runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -85,9 +86,11 @@ const rowGroupRows = 128 * 1024
 type segmentEncoder struct {
 	w         *parquet.Writer
 	groupRows int                         // rows per row group
+	rows      int                         // rows written to the segment so far
+	groupDone bool                        // the last row group is full: flush it before more rows
 	cols      [numColumns][]parquet.Value // the values of one batch, by column
-	sets      []fieldSet                  // the fields of each event of the batch
-	keys      []string                    // scratch for sorted coordinator keys
+	sets      []fieldSet                  // writeLists: the fields of each event of the batch
+	keys      []string                    // writeLists: scratch for sorted coordinator keys
 	// writer is the index among the writer's column writers of each of
 	// our columns, -1 for a column its schema lacks.
 	writer [numColumns]int
@@ -161,20 +164,46 @@ func encodeSegmentGroups(buf *bytes.Buffer, events []Event, version string, grou
 
 // encode writes one segment to buf and leaves enc ready for the next.
 func (enc *segmentEncoder) encode(buf *bytes.Buffer, events []Event) error {
+	enc.begin(buf)
+	if err := enc.write(events); err != nil {
+		return err
+	}
+	return enc.finish()
+}
+
+// begin starts a segment written to buf.
+func (enc *segmentEncoder) begin(buf *bytes.Buffer) {
 	enc.w.Reset(buf)
-	for start := 0; start < len(events); {
-		// A batch ends at the end of its row group at the latest.
-		end := min(start+encodeBatch, len(events), (start/enc.groupRows+1)*enc.groupRows)
-		if err := enc.writeBatch(events[start:end]); err != nil {
-			return fmt.Errorf("format: encode segment: %w", err)
-		}
-		if end%enc.groupRows == 0 && end < len(events) {
+	enc.rows, enc.groupDone = 0, false
+}
+
+// write encodes the segment's next events, ending a row group every
+// groupRows rows: the previous call's last group is flushed only when
+// more rows follow, so a segment of exactly groupRows rows is one group.
+// Batches start every encodeBatch rows from a group's start, so a caller
+// that writes a segment in several calls must make each but the last a
+// multiple of encodeBatch rows for the same bytes.
+func (enc *segmentEncoder) write(events []Event) error {
+	for len(events) > 0 {
+		if enc.groupDone {
 			if err := enc.w.Flush(); err != nil {
 				return fmt.Errorf("format: encode segment: %w", err)
 			}
+			enc.groupDone = false
 		}
-		start = end
+		n := min(len(events), enc.groupRows-enc.rows%enc.groupRows)
+		if err := enc.writeGroup(events[:n]); err != nil {
+			return fmt.Errorf("format: encode segment: %w", err)
+		}
+		enc.rows += n
+		enc.groupDone = enc.rows%enc.groupRows == 0
+		events = events[n:]
 	}
+	return nil
+}
+
+// finish ends the segment and leaves enc ready for the next.
+func (enc *segmentEncoder) finish() error {
 	if err := enc.w.Close(); err != nil {
 		return fmt.Errorf("format: encode segment: %w", err)
 	}
@@ -203,49 +232,112 @@ func detachColumnPaths(w *parquet.Writer) {
 	}
 }
 
-// writeBatch encodes a batch of events: one pass over the events sets the
-// values of the columns that hold one value per event, one pass per list
-// that any event of the batch has appends its elements (a list no event
-// has is NULL in every row), then each column goes to its column writer.
-func (enc *segmentEncoder) writeBatch(events []Event) error {
-	n := len(events)
-	for _, col := range commonColumns {
-		enc.cols[col] = resize(enc.cols[col], n)
-	}
-	for _, col := range flatColumns {
-		enc.cols[col] = resize(enc.cols[col], n)
-		clear(enc.cols[col]) // NULL, until an event sets it
-	}
-	enc.sets = enc.sets[:0]
-	var present fieldSet // the fields of any event of the batch
-	for i := range events {
-		set, err := enc.setEvent(i, &events[i])
-		if err != nil {
+// concurrentEvents is the fewest events of a row group that writeGroup
+// encodes on two goroutines; below it, the handoff costs more than it
+// saves.
+const concurrentEvents = 4 * encodeBatch
+
+// writeGroup writes the events of one row group: the columns that hold
+// one value per event (writeFlat) and the list columns (writeLists). The
+// two sets of columns share no column writer and no scratch, and each
+// column gets the same batches either way, so its pages are the same
+// bytes whether the sets are written one after the other or, for a large
+// group when more than one CPU may run Go code, concurrently; the costs of
+// the two sets are about even. An error of writeFlat wins: the only error
+// of writeLists, an unknown kind, is writeFlat's too, at the same event or
+// after an earlier one.
+func (enc *segmentEncoder) writeGroup(events []Event) error {
+	if len(events) < concurrentEvents || goruntime.GOMAXPROCS(0) < 2 {
+		if err := enc.writeFlat(events); err != nil {
 			return err
 		}
-		enc.sets = append(enc.sets, set)
-		present |= set
+		return enc.writeLists(events)
 	}
-	for _, g := range listGroups {
-		if enc.writer[g.cols[0]] < 0 {
-			continue // not in this segment's schema
+	lists := make(chan error, 1)
+	go func() { lists <- enc.writeLists(events) }()
+	err := enc.writeFlat(events)
+	if lerr := <-lists; err == nil {
+		err = lerr
+	}
+	return err
+}
+
+// writeFlat writes the required and flat optional columns of events, a
+// batch at a time: one pass over a batch's events sets the columns'
+// values, then each column goes to its column writer.
+func (enc *segmentEncoder) writeFlat(events []Event) error {
+	for start := 0; start < len(events); start += encodeBatch {
+		batch := events[start:min(start+encodeBatch, len(events))]
+		n := len(batch)
+		for _, col := range commonColumns {
+			enc.cols[col] = resize(enc.cols[col], n)
 		}
-		if !present.has(g.f) { // NULL in every row
-			for _, col := range g.cols {
-				enc.cols[col] = resize(enc.cols[col], n)
-				clear(enc.cols[col])
+		for _, col := range flatColumns {
+			enc.cols[col] = resize(enc.cols[col], n)
+			clear(enc.cols[col]) // NULL, until an event sets it
+		}
+		for i := range batch {
+			if err := enc.setEvent(i, &batch[i]); err != nil {
+				return err
 			}
-			continue
 		}
-		for _, col := range g.cols {
-			enc.cols[col] = enc.cols[col][:0]
+		if err := enc.writeColumns(commonColumns[:]); err != nil {
+			return err
 		}
-		for i := range events {
-			enc.appendList(&events[i], enc.sets[i], g.f, g.cols)
+		if err := enc.writeColumns(flatColumns[:]); err != nil {
+			return err
 		}
 	}
+	return nil
+}
+
+// writeLists writes the list columns of events, a batch at a time: one
+// pass per list that any event of the batch has appends its elements (a
+// list no event has is NULL in every row), then each column goes to its
+// column writer.
+func (enc *segmentEncoder) writeLists(events []Event) error {
+	for start := 0; start < len(events); start += encodeBatch {
+		batch := events[start:min(start+encodeBatch, len(events))]
+		n := len(batch)
+		enc.sets = enc.sets[:0]
+		var present fieldSet // the fields of any event of the batch
+		for i := range batch {
+			set, ok := batch[i].Kind.fieldSet()
+			if !ok {
+				return fmt.Errorf("seq %d: unknown kind %q", batch[i].Seq, batch[i].Kind)
+			}
+			enc.sets = append(enc.sets, set)
+			present |= set
+		}
+		for _, g := range listGroups {
+			if enc.writer[g.cols[0]] < 0 {
+				continue // not in this segment's schema
+			}
+			if !present.has(g.f) { // NULL in every row
+				for _, col := range g.cols {
+					enc.cols[col] = resize(enc.cols[col], n)
+					clear(enc.cols[col])
+				}
+			} else {
+				for _, col := range g.cols {
+					enc.cols[col] = enc.cols[col][:0]
+				}
+				for i := range batch {
+					enc.appendList(&batch[i], enc.sets[i], g.f, g.cols)
+				}
+			}
+			if err := enc.writeColumns(g.cols); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// writeColumns hands the batch's values of cols to their column writers.
+func (enc *segmentEncoder) writeColumns(cols []int) error {
 	writers := enc.w.ColumnWriters()
-	for col := range numColumns {
+	for _, col := range cols {
 		if enc.writer[col] < 0 {
 			continue
 		}
@@ -316,18 +408,17 @@ var listGroups = [...]struct {
 }
 
 // setEvent sets row i of the batch's required and flat optional columns
-// to e (the flat optional columns are NULL until set) and returns the
-// fields of its kind. Values are built with repetition level 0 and
+// to e (the flat optional columns are NULL until set). Values are built with repetition level 0 and
 // definition level 0 (NULL); only the levels that differ are set. Column
 // writers do not read the values' column index.
-func (enc *segmentEncoder) setEvent(i int, e *Event) (fieldSet, error) {
+func (enc *segmentEncoder) setEvent(i int, e *Event) error {
 	set, ok := e.Kind.fieldSet()
 	if !ok {
-		return 0, fmt.Errorf("seq %d: unknown kind %q", e.Seq, e.Kind)
+		return fmt.Errorf("seq %d: unknown kind %q", e.Seq, e.Kind)
 	}
 	ns, err := timeNanos(e.Time)
 	if err != nil {
-		return 0, fmt.Errorf("seq %d: %w", e.Seq, err)
+		return fmt.Errorf("seq %d: %w", e.Seq, err)
 	}
 	c := &enc.cols
 	c[colSeq][i] = parquet.Int64Value(e.Seq)
@@ -336,11 +427,15 @@ func (enc *segmentEncoder) setEvent(i int, e *Event) (fieldSet, error) {
 	c[colKind][i] = strValue(string(e.Kind))
 	c[colJob][i] = strValue(e.Job)
 	for _, col := range flatColumnsOf(set) {
-		v := flatValue(e, col)
+		// Set in place: a value returned by a call is stored to the stack
+		// piecewise and copied with wide loads, which wait on those
+		// narrow stores (a failed store forwarding): that was most of
+		// setEvent's time.
+		v := &c[col][i]
+		setFlat(v, e, col)
 		v.SetDefinitionLevel(1)
-		c[col][i] = v
 	}
-	return set, nil
+	return nil
 }
 
 // appendList appends e's elements of one list of groups to its columns:
@@ -370,12 +465,13 @@ func (enc *segmentEncoder) appendList(e *Event, set fieldSet, f field, cols []in
 	}
 	for _, col := range cols {
 		for j := range n {
-			v := enc.listValue(e, col, j)
+			c[col] = append(c[col], parquet.Value{})
+			v := &c[col][len(c[col])-1]
+			enc.setList(v, e, col, j)
 			v.SetDefinitionLevel(defElement)
 			if j > 0 {
 				v.SetRepetitionLevel(1)
 			}
-			c[col] = append(c[col], v)
 		}
 	}
 }
@@ -407,47 +503,49 @@ var columnFields = [numColumns]field{
 
 const noField = numFields
 
-// flatValue returns the value of flat column col for e.
-func flatValue(e *Event, col int) parquet.Value {
+// setFlat sets *v to the value of flat column col for e. It writes *v in
+// place rather than returning it: see setEvent.
+func setFlat(v *parquet.Value, e *Event, col int) {
 	switch col {
 	case colSeq:
-		return parquet.Int64Value(e.Seq)
+		*v = parquet.Int64Value(e.Seq)
 	case colEpoch:
-		return parquet.Int32Value(e.Epoch)
+		*v = parquet.Int32Value(e.Epoch)
 	case colKind:
-		return strValue(string(e.Kind))
+		*v = strValue(string(e.Kind))
 	case colJob:
-		return strValue(e.Job)
+		*v = strValue(e.Job)
 	case colMaster:
-		return strValue(e.Master)
+		*v = strValue(e.Master)
 	case colRecovering:
-		return parquet.BooleanValue(e.Recovering)
+		*v = parquet.BooleanValue(e.Recovering)
 	case colVertex:
-		return strValue(e.Vertex)
+		*v = strValue(e.Vertex)
 	case colSubtask:
-		return parquet.Int32Value(e.Subtask)
+		*v = parquet.Int32Value(e.Subtask)
 	case colParallelism:
-		return parquet.Int32Value(e.Parallelism)
+		*v = parquet.Int32Value(e.Parallelism)
 	case colAttempt:
-		return parquet.Int32Value(e.Attempt)
+		*v = parquet.Int32Value(e.Attempt)
 	case colWorker:
-		return strValue(e.Worker)
+		*v = strValue(e.Worker)
 	case colRecordsIn:
-		return parquet.Int64Value(e.RecordsIn)
+		*v = parquet.Int64Value(e.RecordsIn)
 	case colRecordsOut:
-		return parquet.Int64Value(e.RecordsOut)
+		*v = parquet.Int64Value(e.RecordsOut)
 	case colBytesIn:
-		return parquet.Int64Value(e.BytesIn)
+		*v = parquet.Int64Value(e.BytesIn)
 	case colBytesOut:
-		return parquet.Int64Value(e.BytesOut)
+		*v = parquet.Int64Value(e.BytesOut)
 	case colError:
-		return strValue(e.Error)
+		*v = strValue(e.Error)
 	case colReason:
-		return strValue(e.Reason)
+		*v = strValue(e.Reason)
 	case colStatus:
-		return strValue(e.Status)
+		*v = strValue(e.Status)
+	default:
+		panic(fmt.Sprintf("format: column %d is not flat", col))
 	}
-	panic(fmt.Sprintf("format: column %d is not flat", col))
 }
 
 // listCount returns the number of elements of the list that column col
@@ -480,61 +578,62 @@ func listCount(e *Event, col int) int {
 	panic(fmt.Sprintf("format: column %d is not a list", col))
 }
 
-// listValue returns element j of column col for e, from enc's scratch of
-// e's sorted coordinator keys.
-func (enc *segmentEncoder) listValue(e *Event, col, j int) parquet.Value {
+// setList sets *v to element j of column col for e, from enc's scratch of
+// e's sorted coordinator keys, in place (see setEvent).
+func (enc *segmentEncoder) setList(v *parquet.Value, e *Event, col, j int) {
 	keys := enc.keys
 	switch col {
 	case colEdgeDataset:
-		return strValue(e.Graph.Edges[j].Dataset)
+		*v = strValue(e.Graph.Edges[j].Dataset)
 	case colRangeEdge:
-		return parquet.Int32Value(e.Graph.Ranges[j].Edge)
+		*v = parquet.Int32Value(e.Graph.Ranges[j].Edge)
 	case colRangeSubtask:
-		return parquet.Int32Value(e.Graph.Ranges[j].Subtask)
+		*v = parquet.Int32Value(e.Graph.Ranges[j].Subtask)
 	case colRangeFirst:
-		return parquet.Int32Value(e.Graph.Ranges[j].First)
+		*v = parquet.Int32Value(e.Graph.Ranges[j].First)
 	case colRangeLast:
-		return parquet.Int32Value(e.Graph.Ranges[j].Last)
+		*v = parquet.Int32Value(e.Graph.Ranges[j].Last)
 	case colDatasetID:
-		return strValue(e.Graph.Datasets[j].ID)
+		*v = strValue(e.Graph.Datasets[j].ID)
 	case colDatasetProducer:
-		return strValue(e.Graph.Datasets[j].Producer)
+		*v = strValue(e.Graph.Datasets[j].Producer)
 	case colVertexID:
-		return strValue(e.Graph.Vertices[j].ID)
+		*v = strValue(e.Graph.Vertices[j].ID)
 	case colVertexOperator:
-		return strValue(e.Graph.Vertices[j].Operator)
+		*v = strValue(e.Graph.Vertices[j].Operator)
 	case colVertexParallelism:
-		return parquet.Int32Value(e.Graph.Vertices[j].Parallelism)
+		*v = parquet.Int32Value(e.Graph.Vertices[j].Parallelism)
 	case colVertexMaxParallelism:
-		return parquet.Int32Value(e.Graph.Vertices[j].MaxParallelism)
+		*v = parquet.Int32Value(e.Graph.Vertices[j].MaxParallelism)
 	case colVertexCoordinator:
-		return strValue(coordinatorOrDefault(e.Graph.Vertices[j].Coordinator))
+		*v = strValue(coordinatorOrDefault(e.Graph.Vertices[j].Coordinator))
 	case colEdgeFrom:
-		return strValue(e.Graph.Edges[j].From)
+		*v = strValue(e.Graph.Edges[j].From)
 	case colEdgeTo:
-		return strValue(e.Graph.Edges[j].To)
+		*v = strValue(e.Graph.Edges[j].To)
 	case colEdgePattern:
-		return strValue(patternOrDefault(e.Graph.Edges[j].Pattern))
+		*v = strValue(patternOrDefault(e.Graph.Edges[j].Pattern))
 	case colPartitionConsumer:
-		return strValue(e.Partitions[j].Consumer)
+		*v = strValue(e.Partitions[j].Consumer)
 	case colPartitionBytes:
-		return parquet.Int64Value(e.Partitions[j].Bytes)
+		*v = parquet.Int64Value(e.Partitions[j].Bytes)
 	case colPartitionRecords:
-		return parquet.Int64Value(e.Partitions[j].Records)
+		*v = parquet.Int64Value(e.Partitions[j].Records)
 	case colSubtasksVertex:
-		return strValue(e.Subtasks[j].Vertex)
+		*v = strValue(e.Subtasks[j].Vertex)
 	case colSubtasksSubtask:
-		return parquet.Int32Value(e.Subtasks[j].Subtask)
+		*v = parquet.Int32Value(e.Subtasks[j].Subtask)
 	case colCoordinatorsVertex:
-		return strValue(keys[j])
+		*v = strValue(keys[j])
 	case colCoordinatorsState:
 		state := e.Coordinators[keys[j]]
 		if state == nil {
 			state = []byte{}
 		}
-		return parquet.ByteArrayValue(state)
+		*v = parquet.ByteArrayValue(state)
+	default:
+		panic(fmt.Sprintf("format: column %d is not a list", col))
 	}
-	panic(fmt.Sprintf("format: column %d is not a list", col))
 }
 
 func sortedKeysInto(keys []string, m map[string][]byte) []string {

@@ -168,7 +168,7 @@ func openRawJSONL(arg string, o Options, info Info) (Source, error) {
 	var in io.Reader
 	var size int64
 	name := arg
-	src := &jsonlSource{info: info}
+	src := &rawJSONLSource{jsonlSource: jsonlSource{info: info}}
 	if arg == "-" {
 		if o.Stdin == nil {
 			return nil, errors.New("-: this command does not read a log from standard input")
@@ -187,9 +187,21 @@ func openRawJSONL(arg string, o Options, info Info) (Source, error) {
 	if o.Input != nil {
 		in = o.Input(in, size)
 	}
-	src.Source = &namedJSONReader{name: name, r: format.NewJSONReader(in)}
+	src.r = &namedJSONReader{name: name, r: format.NewJSONReader(in)}
+	src.Source = src.r
 	return src, nil
 }
+
+// rawJSONLSource is a JSONL file or stdin read as written, which can
+// decode an event in place (NextInto).
+type rawJSONLSource struct {
+	jsonlSource
+	r *namedJSONReader
+}
+
+// NextInto decodes the next event into *e, overwriting it: import reads
+// into its buffer of events directly.
+func (s *rawJSONLSource) NextInto(e *format.Event) error { return s.r.NextInto(e) }
 
 func (s *jsonlSource) Info() Info { return s.info }
 
@@ -231,11 +243,19 @@ type namedJSONReader struct {
 }
 
 func (r *namedJSONReader) Next() (format.Event, error) {
-	e, err := r.r.Next()
-	if err != nil && err != io.EOF {
-		return e, fmt.Errorf("%s: %w", r.name, err)
+	var e format.Event
+	if err := r.NextInto(&e); err != nil {
+		return format.Event{}, err
 	}
-	return e, err
+	return e, nil
+}
+
+func (r *namedJSONReader) NextInto(e *format.Event) error {
+	err := r.r.NextInto(e)
+	if err != nil && err != io.EOF {
+		return fmt.Errorf("%s: %w", r.name, err)
+	}
+	return err
 }
 
 // LogsBelowError is a LOG argument that holds no log itself but logs
