@@ -73,7 +73,7 @@ if command -v node >/dev/null && command -v npm >/dev/null; then
 	fi
 	cp bench/readbench/duckdb_import.mjs "$cache/duckdb_import.mjs"
 	node "$cache/duckdb_import.mjs" "$out/log.jsonl" "$out" 3 | tee "$out/duckdb.txt" | grep -v '^duckdb_wall'
-	awk 'NR==FNR && $1=="this" {w=$2} NR!=FNR && $1=="duckdb_wall" {printf "import / DuckDB: %.2fx the wall time\n", w/$2}' \
+	awk 'NR==FNR && $1=="this" {w=$2} NR!=FNR && $1=="duckdb_wall" {printf "import / DuckDB: %.3fx the wall time\n", w/$2}' \
 		"$out/this.txt" "$out/duckdb.txt"
 fi
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
