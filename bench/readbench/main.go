@@ -1,10 +1,11 @@
 // Command readbench measures reading a jobevent log in process, as
 // bench/read.sh runs it beside DuckDB on the same segment files: a
 // two-column query (the count of events and the sum of bytes_out) through
-// the column reader and through the projected event reader, a full scan into events (by batches, and event by
-// event), and replay.Validate. Each is run once untimed, then -runs times; it prints the
-// median wall time, the CPU time (user and system, the whole process) of
-// that run, and events per second.
+// the column reader and through the projected event reader, a full scan
+// into events (by batches, and event by event), and replay.Validate. Each
+// is run once untimed, then -runs times; it prints the median wall time,
+// the CPU time (user and system, the whole process) of that run, and
+// events per second.
 package main
 
 import (

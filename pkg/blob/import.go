@@ -254,9 +254,9 @@ func (c *importCheck) check(e *format.Event) error {
 // others (GOMAXPROCS-1 encoders, at least one, each writing a segment's
 // list columns on a second goroutine: format.SegmentStream), each segment
 // from its first few thousand events on, so that reading (parsing, for
-// JSON lines) and encoding overlap; the events held in memory are at most those of the
-// segment being read plus one segment per encoder (and a copy of one that
-// must be encoded whole again: see spoolChunk).
+// JSON lines) and encoding overlap. The events held in memory are at most
+// those of the segment being read plus one segment per encoder (and a
+// copy of one that must be encoded whole again: see spoolChunk).
 func StageImport(ctx context.Context, src EventSource, opts ImportOptions) (*StagedImport, error) {
 	if opts.SegmentEvents <= 0 {
 		opts.SegmentEvents = DefaultImportSegmentEvents

@@ -245,8 +245,9 @@ func kindNamed(b []byte) Kind {
 
 // parseEvent decodes one non-blank line into *e, which must be the zero
 // Event (decoding in place saves the caller a copy of the event). The
-// SyntaxError it returns has no line number yet. Its loop over the members is parseObject's, written out
-// so that the hot path makes no indirect calls.
+// SyntaxError it returns has no line number yet. Its loop over the
+// members is parseObject's, written out so that the hot path makes no
+// indirect calls.
 func (p *jsonParser) parseEvent(line []byte, e *Event) (pr presence, serr *SyntaxError) {
 	p.data, p.pos = line, 0
 	p.skipWS()

@@ -408,9 +408,10 @@ var listGroups = [...]struct {
 }
 
 // setEvent sets row i of the batch's required and flat optional columns
-// to e (the flat optional columns are NULL until set). Values are built with repetition level 0 and
-// definition level 0 (NULL); only the levels that differ are set. Column
-// writers do not read the values' column index.
+// to e (the flat optional columns are NULL until set). Values are built
+// with repetition level 0 and definition level 0 (NULL); only the levels
+// that differ are set. Column writers do not read the values' column
+// index.
 func (enc *segmentEncoder) setEvent(i int, e *Event) error {
 	set, ok := e.Kind.fieldSet()
 	if !ok {

@@ -9,14 +9,10 @@ import (
 	"github.com/jobevent/jobevent/pkg/replay"
 )
 
-// TestFold_SubtasksAllocatedUpFront: the subtasks of a job are allocated
-// once, from the parallelism of each vertex_initialized and the
-// parallelism the graph declares for the vertices still to come, not grown
-// one subtask at a time; and an auto parallelism (declared 0) still grows
-// the array a few times rather than once per vertex.
-func TestFold_SubtasksAllocatedUpFront(t *testing.T) {
-	const p = 100_000
-	graph := &format.Graph{
+// wideGraph is a source → map → sink graph, the source and the map p
+// wide, the sink 4.
+func wideGraph(p int32) *format.Graph {
+	return &format.Graph{
 		Vertices: []format.Vertex{
 			{ID: "source", Parallelism: p, MaxParallelism: p, Coordinator: format.CoordinatorBatchSnapshot},
 			{ID: "map", Parallelism: p, MaxParallelism: p},
@@ -27,6 +23,16 @@ func TestFold_SubtasksAllocatedUpFront(t *testing.T) {
 			{From: "map", To: "sink", Pattern: format.PatternPointwise},
 		},
 	}
+}
+
+// TestFold_SubtasksAllocatedUpFront: the subtasks of a job are allocated
+// once, from the parallelism of each vertex_initialized and the
+// parallelism the graph declares for the vertices still to come, not grown
+// one subtask at a time; and an auto parallelism (declared 0) still grows
+// the array a few times rather than once per vertex.
+func TestFold_SubtasksAllocatedUpFront(t *testing.T) {
+	const p = 100_000
+	graph := wideGraph(p)
 	events := []format.Event{
 		{Seq: 1, Epoch: 1, Kind: format.KindJobSubmitted, Job: "j", Graph: graph},
 		{Seq: 2, Epoch: 1, Kind: format.KindVertexInitialized, Vertex: "source", Parallelism: p},

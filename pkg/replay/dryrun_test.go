@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand"
 	"reflect"
+	"runtime"
 	"testing"
 
 	"github.com/jobevent/jobevent/internal/loggen"
@@ -238,5 +240,37 @@ func TestPlanFields(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestDryRun_WriteJSONHoldsNoRows: DryRun.WriteJSON writes a plan's rows
+// as it decides them, so the bytes it allocates do not grow with the job:
+// for 200,004 subtasks, laying out the rows takes 72 bytes each (14 MB),
+// and writing them row by row takes the write buffer and the vertices.
+func TestDryRun_WriteJSONHoldsNoRows(t *testing.T) {
+	const p = 100_000
+	graph := wideGraph(p)
+	st := fold(t, []format.Event{
+		{Seq: 1, Epoch: 1, Kind: format.KindJobSubmitted, Job: "j", Graph: graph},
+		{Seq: 2, Epoch: 1, Kind: format.KindMasterStarted, Master: "m"},
+		{Seq: 3, Epoch: 1, Kind: format.KindVertexInitialized, Vertex: "source", Parallelism: p},
+		{Seq: 4, Epoch: 1, Kind: format.KindVertexInitialized, Vertex: "map", Parallelism: p},
+		{Seq: 5, Epoch: 1, Kind: format.KindVertexInitialized, Vertex: "sink", Parallelism: 4},
+	})
+	d, err := replay.DecideDryRun(st, replay.AvailabilityOptions{}, replay.PlanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	if err := d.WriteJSON(io.Discard, nil); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	if got := after.TotalAlloc - before.TotalAlloc; got > 1<<20 {
+		t.Errorf("WriteJSON of %d rows allocated %d bytes, want at most 1 MiB", 2*p+4, got)
+	}
+	if got := len(d.Plan().Subtasks); got != 2*p+4 {
+		t.Errorf("plan rows = %d, want %d", got, 2*p+4)
 	}
 }
