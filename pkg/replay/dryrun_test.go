@@ -249,18 +249,7 @@ func TestPlanFields(t *testing.T) {
 // and writing them row by row takes the write buffer and the vertices.
 func TestDryRun_WriteJSONHoldsNoRows(t *testing.T) {
 	const p = 100_000
-	graph := wideGraph(p)
-	st := fold(t, []format.Event{
-		{Seq: 1, Epoch: 1, Kind: format.KindJobSubmitted, Job: "j", Graph: graph},
-		{Seq: 2, Epoch: 1, Kind: format.KindMasterStarted, Master: "m"},
-		{Seq: 3, Epoch: 1, Kind: format.KindVertexInitialized, Vertex: "source", Parallelism: p},
-		{Seq: 4, Epoch: 1, Kind: format.KindVertexInitialized, Vertex: "map", Parallelism: p},
-		{Seq: 5, Epoch: 1, Kind: format.KindVertexInitialized, Vertex: "sink", Parallelism: 4},
-	})
-	d, err := replay.DecideDryRun(st, replay.AvailabilityOptions{}, replay.PlanOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := wideDryRun(t, p)
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	if err := d.WriteJSON(io.Discard, nil); err != nil {
@@ -273,4 +262,67 @@ func TestDryRun_WriteJSONHoldsNoRows(t *testing.T) {
 	if got := len(d.Plan().Subtasks); got != 2*p+4 {
 		t.Errorf("plan rows = %d, want %d", got, 2*p+4)
 	}
+}
+
+// wideDryRun decides the dry run of a wide job just started: a source and
+// a map of p subtasks each, and a sink of 4, none of them run yet.
+func wideDryRun(t *testing.T, p int32) *replay.DryRun {
+	t.Helper()
+	st := fold(t, []format.Event{
+		{Seq: 1, Epoch: 1, Kind: format.KindJobSubmitted, Job: "j", Graph: wideGraph(p)},
+		{Seq: 2, Epoch: 1, Kind: format.KindMasterStarted, Master: "m"},
+		{Seq: 3, Epoch: 1, Kind: format.KindVertexInitialized, Vertex: "source", Parallelism: p},
+		{Seq: 4, Epoch: 1, Kind: format.KindVertexInitialized, Vertex: "map", Parallelism: p},
+		{Seq: 5, Epoch: 1, Kind: format.KindVertexInitialized, Vertex: "sink", Parallelism: 4},
+	})
+	d, err := replay.DecideDryRun(st, replay.AvailabilityOptions{}, replay.PlanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// TestDryRun_WriteJSONAhead: a plan's JSON of many write buffers is
+// written out of each while the next is filled: the bytes are still
+// those of WritePlanJSON, in order, and the first write error ends the
+// writing and is what the write returns.
+func TestDryRun_WriteJSONAhead(t *testing.T) {
+	d := wideDryRun(t, 20_000)
+	var streamed, laid bytes.Buffer
+	if err := d.WriteJSON(&streamed, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := replay.WritePlanJSON(&laid, d.Plan(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(streamed.Bytes(), laid.Bytes()) {
+		t.Fatalf("streamed JSON (%d bytes) differs from the laid-out plan's (%d bytes)", streamed.Len(), laid.Len())
+	}
+	if streamed.Len() < 1<<20 {
+		t.Fatalf("the plan's JSON is %d bytes: too small to need several buffers", streamed.Len())
+	}
+	for _, writes := range []int{0, 1, 5} {
+		w := &failingWriter{ok: writes}
+		err := replay.WritePlanJSON(w, d.Plan(), nil)
+		if !errors.Is(err, errWriterFull) {
+			t.Errorf("after %d writes: error %v, want %v", writes, err, errWriterFull)
+		}
+		if w.calls != writes+1 {
+			t.Errorf("after %d writes and an error: %d calls to Write, want %d", writes, w.calls, writes+1)
+		}
+	}
+}
+
+var errWriterFull = errors.New("writer full")
+
+// failingWriter takes ok writes, then fails every one.
+type failingWriter struct {
+	ok, calls int
+}
+
+func (w *failingWriter) Write(b []byte) (int, error) {
+	if w.calls++; w.calls > w.ok {
+		return 0, errWriterFull
+	}
+	return len(b), nil
 }
