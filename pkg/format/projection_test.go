@@ -124,6 +124,35 @@ func TestSegmentReader_Project(t *testing.T) {
 	checkProjections(t, encode(t, realisticEvents(3000, 7)), batches...)
 }
 
+// TestSegmentReader_ReusedBuffer: a read writes every field it decodes in
+// every row, the NULL lists too, so that a buffer read into again holds
+// nothing of the events read into it before. The sample's 17 events,
+// lists of every kind among them, repeated, fall in every slot of a
+// buffer in turn.
+func TestSegmentReader_ReusedBuffer(t *testing.T) {
+	var events []Event
+	for len(events) < 3*segmentBatch {
+		for _, e := range sampleEvents() {
+			e.Seq = int64(len(events) + 1)
+			events = append(events, e)
+		}
+	}
+	data := encode(t, events)
+	got, err := decodeProjected(data, AllFields, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := normalized(events); !reflect.DeepEqual(got, want) {
+		for i := range want {
+			if !reflect.DeepEqual(got[i], want[i]) {
+				t.Fatalf("event %d read into a used buffer:\n got %#v\nwant %#v", i, got[i], want[i])
+			}
+		}
+		t.Fatalf("read %d events, want %d", len(got), len(want))
+	}
+	checkProjections(t, data, 1, 7, 10, segmentBatch, 1000)
+}
+
 // TestSegmentReader_ProjectAfterRead checks that a projection asked for
 // after the first read changes nothing.
 func TestSegmentReader_ProjectAfterRead(t *testing.T) {

@@ -1,6 +1,7 @@
 package format
 
 import (
+	"encoding/binary"
 	"io"
 
 	"github.com/parquet-go/parquet-go"
@@ -190,19 +191,19 @@ func (c *colCursor) nullRun(n int) bool {
 	if c.n-c.li < n {
 		return false
 	}
-	for _, d := range c.def[c.li : c.li+n] {
-		if d != 0 {
-			return false
-		}
+	return zeros(c.def[c.li:c.li+n]) && (c.rep == nil || zeros(c.rep[c.li:c.li+n]))
+}
+
+// zeros reports whether every byte of b is 0, looking at eight at a time.
+func zeros(b []byte) bool {
+	var or uint64
+	for ; len(b) >= 8; b = b[8:] {
+		or |= binary.LittleEndian.Uint64(b)
 	}
-	if c.rep != nil {
-		for _, r := range c.rep[c.li : c.li+n] {
-			if r != 0 {
-				return false
-			}
-		}
+	for _, x := range b {
+		or |= uint64(x)
 	}
-	return true
+	return or == 0
 }
 
 func (c *colCursor) skip(n int) { c.li += n }

@@ -135,7 +135,9 @@ func (d *segmentDecoder) close() {
 }
 
 // decode fills buf with the next events; it returns io.EOF when there are
-// none left. Inconsistent data panics with a corruption.
+// none left. Inconsistent data panics with a corruption. Each field of the
+// projection is written in every row, its zero where the row has none,
+// so that a buffer read into again needs no clearing first.
 func (d *segmentDecoder) decode(buf []Event) (int, error) {
 	if err := d.openRowGroup(); err != nil {
 		return 0, err
@@ -174,7 +176,6 @@ func (d *segmentDecoder) openRowGroup() error {
 }
 
 func (d *segmentDecoder) decodeCommon(ev []Event, sets []fieldSet) {
-	d.reset(ev)
 	requiredInts(d, ev, colSeq, (*colCursor).int64v, func(c *colCursor) []int64 { return c.i64 }, unsafe.Offsetof(Event{}.Seq))
 	if d.fields&FieldTime != 0 {
 		requiredColumn(d, ev, colTime, (*colCursor).int64v, func(e *Event, v int64) { e.Time = time.Unix(0, v).UTC() })
@@ -227,23 +228,6 @@ func (d *segmentDecoder) decodeKinds(ev []Event, sets []fieldSet) {
 			}
 		}
 		i += m
-	}
-}
-
-// reset readies ev for decoding: zero events, or with a projection only
-// their projected fields, the only ones the decoder writes, less the flat
-// ones, which flatColumn writes in every row.
-func (d *segmentDecoder) reset(ev []Event) {
-	if d.fields == AllFields {
-		clear(ev)
-		return
-	}
-	fs := d.fields &^ flatFields
-	if fs>>commonFields == 0 { // no kind-specific field left to clear
-		return
-	}
-	for i := range ev {
-		ev[i].clearOptional(fs)
 	}
 }
 
@@ -461,16 +445,23 @@ var (
 
 // nullLists consumes the rows of ev in the columns cols of a list when
 // they are all NULL on the current pages (the common case: most kinds do
-// not have the field), checking the events' kinds against it; it reports
-// whether it did.
-func (d *segmentDecoder) nullLists(ev []Event, sets []fieldSet, f field, nullable bool, cols []int) bool {
+// not have the field), checking the events' kinds against it and setting
+// the field of each to its zero with clear; it reports whether it did.
+func (d *segmentDecoder) nullLists(ev []Event, sets []fieldSet, f field, nullable bool, cols []int, clear func(*Event)) bool {
 	for _, col := range cols {
 		if !d.cols[col].nullRun(len(ev)) {
 			return false
 		}
 	}
+	if d.fields&FieldKind != 0 && !nullable {
+		for i := range ev {
+			if sets[i].has(f) {
+				d.listField(&ev[i], sets[i], f, -1, nullable) // reports the mismatch
+			}
+		}
+	}
 	for i := range ev {
-		d.listField(&ev[i], sets[i], f, -1, nullable)
+		clear(&ev[i])
 	}
 	for _, col := range cols {
 		d.cols[col].skip(len(ev))
@@ -515,7 +506,7 @@ func (d *segmentDecoder) listField(e *Event, set fieldSet, f field, n int, nulla
 }
 
 func (d *segmentDecoder) decodeGraph(ev []Event, sets []fieldSet) {
-	if !d.fields.has(fieldGraph) || d.nullLists(ev, sets, fieldGraph, false, d.graphCols) {
+	if !d.fields.has(fieldGraph) || d.nullLists(ev, sets, fieldGraph, false, d.graphCols, func(e *Event) { e.Graph = nil }) {
 		return
 	}
 	s := &d.scratch
@@ -535,6 +526,7 @@ func (d *segmentDecoder) decodeGraph(ev []Event, sets []fieldSet) {
 		}
 		d.listField(&ev[i], sets[i], fieldGraph, nv, false)
 		if nv < 0 {
+			ev[i].Graph = nil
 			continue
 		}
 		if !d.ranges {
@@ -599,7 +591,7 @@ func (d *segmentDecoder) graph(nv, ne, nr, nd int) *Graph {
 }
 
 func (d *segmentDecoder) decodePartitions(ev []Event, sets []fieldSet) {
-	if !d.fields.has(fieldPartitions) || d.nullLists(ev, sets, fieldPartitions, true, partitionCols) {
+	if !d.fields.has(fieldPartitions) || d.nullLists(ev, sets, fieldPartitions, true, partitionCols, func(e *Event) { e.Partitions = nil }) {
 		return
 	}
 	s := &d.scratch
@@ -609,6 +601,7 @@ func (d *segmentDecoder) decodePartitions(ev []Event, sets []fieldSet) {
 		n := d.listShape(partitionCols)
 		d.listField(&ev[i], sets[i], fieldPartitions, n, true)
 		if n <= 0 {
+			ev[i].Partitions = nil
 			if n == 0 {
 				ev[i].Partitions = []Partition{}
 			}
@@ -627,7 +620,7 @@ func (d *segmentDecoder) decodePartitions(ev []Event, sets []fieldSet) {
 }
 
 func (d *segmentDecoder) decodeSubtasks(ev []Event, sets []fieldSet) {
-	if !d.fields.has(fieldSubtasks) || d.nullLists(ev, sets, fieldSubtasks, false, subtaskCols) {
+	if !d.fields.has(fieldSubtasks) || d.nullLists(ev, sets, fieldSubtasks, false, subtaskCols, func(e *Event) { e.Subtasks = nil }) {
 		return
 	}
 	s := &d.scratch
@@ -636,6 +629,7 @@ func (d *segmentDecoder) decodeSubtasks(ev []Event, sets []fieldSet) {
 		n := d.listShape(subtaskCols)
 		d.listField(&ev[i], sets[i], fieldSubtasks, n, false)
 		if n <= 0 {
+			ev[i].Subtasks = nil
 			continue
 		}
 		rs := make([]SubtaskRef, n)
@@ -647,7 +641,7 @@ func (d *segmentDecoder) decodeSubtasks(ev []Event, sets []fieldSet) {
 }
 
 func (d *segmentDecoder) decodeCoordinators(ev []Event, sets []fieldSet) {
-	if !d.fields.has(fieldCoordinators) || d.nullLists(ev, sets, fieldCoordinators, false, coordinatorCols) {
+	if !d.fields.has(fieldCoordinators) || d.nullLists(ev, sets, fieldCoordinators, false, coordinatorCols, func(e *Event) { e.Coordinators = nil }) {
 		return
 	}
 	s := &d.scratch
@@ -656,6 +650,7 @@ func (d *segmentDecoder) decodeCoordinators(ev []Event, sets []fieldSet) {
 		n := d.listShape(coordinatorCols)
 		d.listField(&ev[i], sets[i], fieldCoordinators, n, false)
 		if n < 0 {
+			ev[i].Coordinators = nil
 			continue
 		}
 		m := make(map[string][]byte, n)
