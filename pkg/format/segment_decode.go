@@ -364,6 +364,14 @@ func flatColumn[T any](d *segmentDecoder, ev []Event, sets []fieldSet, col int, 
 	c := &d.cols[col]
 	for i := 0; i < len(ev); {
 		defs := c.pageLevels(len(ev) - i)
+		if zeros(defs) && (d.fields&FieldKind == 0 || noneHas(sets[i:i+len(defs)], f)) {
+			var zero T // a run of NULLs, the common case of a field few kinds have
+			for k := range defs {
+				*member[T](&ev[i+k], off) = zero
+			}
+			i += len(defs)
+			continue
+		}
 		for k, def := range defs {
 			if present := def == c.maxDef; d.fields&FieldKind != 0 && present != sets[i+k].has(f) {
 				d.presentAt(c, f, &ev[i+k], sets[i+k], def) // reports the mismatch
@@ -376,6 +384,15 @@ func flatColumn[T any](d *segmentDecoder, ev []Event, sets []fieldSet, col int, 
 		}
 		i += len(defs)
 	}
+}
+
+// noneHas reports whether none of sets has f.
+func noneHas(sets []fieldSet, f field) bool {
+	var or fieldSet
+	for _, set := range sets {
+		or |= set
+	}
+	return !or.has(f)
 }
 
 // scratch collects the values of one row's lists, in column order.
