@@ -150,42 +150,42 @@ func (j *planJSON) vertex(v *VertexPlan) {
 	j.raw("\n    }")
 }
 
-// subtask writes the rest of a subtask's object, after "vertex".
+// subtask writes the rest of a subtask's object, after "vertex". The
+// keys and the constant values around them are written in as few appends
+// as they can be: a large plan has millions of rows.
 func (j *planJSON) subtask(s *SubtaskPlan) {
 	j.vertexKey(s.Vertex)
 	j.raw(",\n      \"subtask\": ")
 	j.int(int64(s.Subtask))
 	switch s.Decision {
 	case DecisionKeep:
-		j.raw(",\n      \"decision\": \"keep\"")
+		j.raw(",\n      \"decision\": \"keep\",\n      \"attempt\": ")
 	case DecisionRerun:
-		j.raw(",\n      \"decision\": \"rerun\"")
+		j.raw(",\n      \"decision\": \"rerun\",\n      \"attempt\": ")
 	case DecisionRun:
-		j.raw(",\n      \"decision\": \"run\"")
+		j.raw(",\n      \"decision\": \"run\",\n      \"attempt\": ")
 	default:
 		j.raw(",\n      \"decision\": ")
 		j.str(string(s.Decision))
+		j.raw(",\n      \"attempt\": ")
 	}
-	j.raw(",\n      \"attempt\": ")
 	j.int(int64(s.Attempt))
-	j.raw(",\n      \"reasons\": ")
 	switch {
 	case s.Reasons == nil:
-		j.raw("null")
+		j.raw(",\n      \"reasons\": null\n    }")
 	case len(s.Reasons) == 0:
-		j.raw("[]")
+		j.raw(",\n      \"reasons\": []\n    }")
 	default:
 		for k, r := range s.Reasons {
 			if k == 0 {
-				j.raw("[\n        ")
+				j.raw(",\n      \"reasons\": [\n        ")
 			} else {
 				j.raw(",\n        ")
 			}
 			j.str(r)
 		}
-		j.raw("\n      ]")
+		j.raw("\n      ]\n    }")
 	}
-	j.raw("\n    }")
 	if len(j.buf) >= planJSONBuffer {
 		j.flush()
 	}
