@@ -258,9 +258,7 @@ func (d *DryRun) WriteJSON(w io.Writer, names map[string]string) error {
 	if d.plan != nil {
 		return WritePlanJSON(w, d.plan, names)
 	}
-	return writePlanJSON(w, d.p.head(), names, func(row func(*SubtaskPlan)) Summary {
-		return d.p.eachRow(func(_ int32, r *SubtaskPlan) { row(r) })
-	})
+	return writePlanJSON(w, d.p.head(), names, d.p.writeRows)
 }
 
 // partitionSet is the set A as the planner asks it; a nil partitionSet

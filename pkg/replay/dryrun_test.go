@@ -245,41 +245,71 @@ func TestPlanFields(t *testing.T) {
 
 // TestDryRun_WriteJSONHoldsNoRows: DryRun.WriteJSON writes a plan's rows
 // as it decides them, so the bytes it allocates do not grow with the job:
-// for 200,004 subtasks, laying out the rows takes 72 bytes each (14 MB),
-// and writing them row by row takes the write buffer and the vertices.
+// laying out 400,000 more rows takes 72 bytes each (29 MB), and writing
+// them row by row takes nothing more than the write buffers and the
+// vertices.
 func TestDryRun_WriteJSONHoldsNoRows(t *testing.T) {
-	const p = 100_000
-	d := wideDryRun(t, p)
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	if err := d.WriteJSON(io.Discard, nil); err != nil {
-		t.Fatal(err)
+	allocs := func(p int32) uint64 {
+		d := wideDryRun(t, p)
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		if err := d.WriteJSON(io.Discard, nil); err != nil {
+			t.Fatal(err)
+		}
+		runtime.ReadMemStats(&after)
+		if got := len(d.Plan().Subtasks); got != 2*int(p)+4 {
+			t.Errorf("plan rows = %d, want %d", got, 2*p+4)
+		}
+		return after.TotalAlloc - before.TotalAlloc
 	}
-	runtime.ReadMemStats(&after)
-	if got := after.TotalAlloc - before.TotalAlloc; got > 1<<20 {
-		t.Errorf("WriteJSON of %d rows allocated %d bytes, want at most 1 MiB", 2*p+4, got)
-	}
-	if got := len(d.Plan().Subtasks); got != 2*p+4 {
-		t.Errorf("plan rows = %d, want %d", got, 2*p+4)
+	small, large := allocs(100_000), allocs(300_000)
+	if large > small+1<<20 {
+		t.Errorf("WriteJSON of 200,004 rows allocated %d bytes, of 600,004 rows %d: want at most 1 MiB more", small, large)
 	}
 }
 
-// wideDryRun decides the dry run of a wide job just started: a source and
-// a map of p subtasks each, and a sink of 4, none of them run yet.
-func wideDryRun(t *testing.T, p int32) *replay.DryRun {
-	t.Helper()
-	st := fold(t, []format.Event{
+// wideEvents returns the log of a wide job just started: a source and a
+// map of p subtasks each, and a sink of 4, none of them run yet.
+func wideEvents(p int32) []format.Event {
+	return []format.Event{
 		{Seq: 1, Epoch: 1, Kind: format.KindJobSubmitted, Job: "j", Graph: wideGraph(p)},
 		{Seq: 2, Epoch: 1, Kind: format.KindMasterStarted, Master: "m"},
 		{Seq: 3, Epoch: 1, Kind: format.KindVertexInitialized, Vertex: "source", Parallelism: p},
 		{Seq: 4, Epoch: 1, Kind: format.KindVertexInitialized, Vertex: "map", Parallelism: p},
 		{Seq: 5, Epoch: 1, Kind: format.KindVertexInitialized, Vertex: "sink", Parallelism: 4},
-	})
-	d, err := replay.DecideDryRun(st, replay.AvailabilityOptions{}, replay.PlanOptions{})
+	}
+}
+
+// wideDryRun decides the dry run of wideEvents(p).
+func wideDryRun(t *testing.T, p int32) *replay.DryRun {
+	t.Helper()
+	d, err := replay.DecideDryRun(fold(t, wideEvents(p)), replay.AvailabilityOptions{}, replay.PlanOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return d
+}
+
+// checkStreamed requires d's streamed JSON, at least min bytes of it, to
+// be the bytes WritePlanJSON writes for the plan laid out, and returns
+// the plan.
+func checkStreamed(t *testing.T, d *replay.DryRun, min int) *replay.RecoveryPlan {
+	t.Helper()
+	var streamed, laid bytes.Buffer
+	if err := d.WriteJSON(&streamed, nil); err != nil {
+		t.Fatal(err)
+	}
+	plan := d.Plan()
+	if err := replay.WritePlanJSON(&laid, plan, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(streamed.Bytes(), laid.Bytes()) {
+		t.Fatalf("streamed JSON (%d bytes) differs from the laid-out plan's (%d bytes)", streamed.Len(), laid.Len())
+	}
+	if streamed.Len() < min {
+		t.Fatalf("the plan's JSON is %d bytes, want at least %d: too small to need several buffers", streamed.Len(), min)
+	}
+	return plan
 }
 
 // TestDryRun_WriteJSONAhead: a plan's JSON of many write buffers is
@@ -288,18 +318,27 @@ func wideDryRun(t *testing.T, p int32) *replay.DryRun {
 // writing and is what the write returns.
 func TestDryRun_WriteJSONAhead(t *testing.T) {
 	d := wideDryRun(t, 20_000)
-	var streamed, laid bytes.Buffer
-	if err := d.WriteJSON(&streamed, nil); err != nil {
+	checkStreamed(t, d, 1<<20)
+	// A job that ended shows the subtasks of its finished map alone: the
+	// source's blocks of rows are empty, and the map's first rows are
+	// far into one of its blocks.
+	events := wideEvents(20_000)
+	for i := int32(5000); i < 5100; i++ {
+		events = append(events, format.Event{Kind: format.KindSubtaskFinished, Vertex: "map", Subtask: i, Worker: "w"})
+	}
+	events = append(events,
+		format.Event{Kind: format.KindSubtaskFinished, Vertex: "map", Subtask: 15_000, Worker: "w"},
+		format.Event{Kind: format.KindSubtaskFinished, Vertex: "sink", Subtask: 3, Worker: "w"},
+		format.Event{Kind: format.KindJobFinished, Status: format.StatusFailed})
+	for k := range events {
+		events[k].Seq, events[k].Epoch = int64(k+1), 1
+	}
+	ended, err := replay.DecideDryRun(fold(t, events), replay.AvailabilityOptions{}, replay.PlanOptions{})
+	if err != nil {
 		t.Fatal(err)
 	}
-	if err := replay.WritePlanJSON(&laid, d.Plan(), nil); err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(streamed.Bytes(), laid.Bytes()) {
-		t.Fatalf("streamed JSON (%d bytes) differs from the laid-out plan's (%d bytes)", streamed.Len(), laid.Len())
-	}
-	if streamed.Len() < 1<<20 {
-		t.Fatalf("the plan's JSON is %d bytes: too small to need several buffers", streamed.Len())
+	if rows := checkStreamed(t, ended, 0).Summary; rows.Keep != 102 || rows.Rerun+rows.Run != 0 {
+		t.Fatalf("the ended job's plan has %+v, want 102 kept rows alone", rows)
 	}
 	for _, writes := range []int{0, 1, 5} {
 		w := &failingWriter{ok: writes}

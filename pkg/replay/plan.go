@@ -288,25 +288,35 @@ func (p *planner) head() *RecoveryPlan {
 func (p *planner) eachRow(f func(x int32, row *SubtaskPlan)) Summary {
 	var sets reasonSets
 	var sum Summary
-	var row SubtaskPlan // one for every call: f may not keep it
 	for v := range p.t.ids {
-		vs := &p.s.vs[v]
-		for i := int32(0); i < vs.parallelism; i++ {
-			x := vs.base + i
-			if p.ended && p.flags[x]&fInMap == 0 {
-				continue
-			}
-			row = p.row(&sets, int32(v), i)
-			switch row.Decision {
-			case DecisionKeep:
-				sum.Keep++
-			case DecisionRerun:
-				sum.Rerun++
-			default:
-				sum.Run++
-			}
-			f(x, &row)
+		sum.add(p.rowsOf(&sets, int32(v), 0, p.s.vs[v].parallelism, f))
+	}
+	return sum
+}
+
+// rowsOf calls f, as eachRow does, with the rows of the subtasks first to
+// end-1 of vertex v, and returns their summary. Rows of different
+// vertices or subtasks can be made on different goroutines, each with
+// its own sets.
+func (p *planner) rowsOf(sets *reasonSets, v, first, end int32, f func(x int32, row *SubtaskPlan)) Summary {
+	var sum Summary
+	var row SubtaskPlan // one for every call: f may not keep it
+	base := p.s.vs[v].base
+	for i := first; i < end; i++ {
+		x := base + i
+		if p.ended && p.flags[x]&fInMap == 0 {
+			continue
 		}
+		row = p.row(sets, v, i)
+		switch row.Decision {
+		case DecisionKeep:
+			sum.Keep++
+		case DecisionRerun:
+			sum.Rerun++
+		default:
+			sum.Run++
+		}
+		f(x, &row)
 	}
 	return sum
 }
@@ -558,6 +568,10 @@ type Summary struct {
 	Keep  int `json:"keep"`
 	Rerun int `json:"rerun"`
 	Run   int `json:"run"`
+}
+
+func (s *Summary) add(t Summary) {
+	s.Keep, s.Rerun, s.Run = s.Keep+t.Keep, s.Rerun+t.Rerun, s.Run+t.Run
 }
 
 // KeptSubtask is what a recovering master needs to go on with a kept

@@ -18,19 +18,20 @@ func WritePlanJSON(w io.Writer, p *RecoveryPlan, names map[string]string) error 
 	if p.Subtasks == nil {
 		return writePlanJSON(w, p, names, nil)
 	}
-	return writePlanJSON(w, p, names, func(row func(*SubtaskPlan)) Summary {
-		for k := range p.Subtasks {
-			row(&p.Subtasks[k])
-		}
-		return p.Summary
+	return writePlanJSON(w, p, names, func(j *planJSON) Summary {
+		return j.rows(func(row func(*SubtaskPlan)) Summary {
+			for k := range p.Subtasks {
+				row(&p.Subtasks[k])
+			}
+			return p.Summary
+		})
 	})
 }
 
 // writePlanJSON writes the plan whose head is p (all but its subtask rows
-// and summary) with the rows that rows hands to its argument, in order,
-// and the summary it returns; a nil rows writes "subtasks": null and p's
-// summary.
-func writePlanJSON(w io.Writer, p *RecoveryPlan, names map[string]string, rows func(row func(*SubtaskPlan)) Summary) error {
+// and summary) with the subtasks array that rows writes to j and the
+// summary it returns; a nil rows writes "subtasks": null and p's summary.
+func writePlanJSON(w io.Writer, p *RecoveryPlan, names map[string]string, rows func(j *planJSON) Summary) error {
 	j := planJSON{out: planOut{w: w}, buf: make([]byte, 0, planJSONBuffer+4<<10), names: names}
 	j.raw("{\n  \"job\": ")
 	j.str(p.Job)
@@ -45,17 +46,7 @@ func writePlanJSON(w io.Writer, p *RecoveryPlan, names map[string]string, rows f
 	if rows == nil {
 		j.raw("null")
 	} else {
-		k := 0
-		sum = rows(func(s *SubtaskPlan) {
-			j.open(k)
-			j.subtask(s)
-			k++
-		})
-		if k == 0 {
-			j.raw("[]")
-		} else {
-			j.raw("\n  ]")
-		}
+		sum = rows(&j)
 	}
 	j.raw(",\n  \"summary\": {\n    \"keep\": ")
 	j.int(int64(sum.Keep))
@@ -77,6 +68,31 @@ func writePlanJSON(w io.Writer, p *RecoveryPlan, names map[string]string, rows f
 		return fmt.Errorf("write json: %w", err)
 	}
 	return nil
+}
+
+// rows writes a subtasks array of the rows that each hands to its
+// argument, in order, and returns the summary each returns.
+func (j *planJSON) rows(each func(row func(*SubtaskPlan)) Summary) Summary {
+	k := 0
+	sum := each(func(s *SubtaskPlan) {
+		j.open(k)
+		j.subtask(s)
+		if len(j.buf) >= planJSONBuffer {
+			j.flush()
+		}
+		k++
+	})
+	j.endArray(k)
+	return sum
+}
+
+// endArray ends an array of n objects opened with open.
+func (j *planJSON) endArray(n int) {
+	if n == 0 {
+		j.raw("[]")
+	} else {
+		j.raw("\n  ]")
+	}
 }
 
 // planJSON writes the parts of a plan's JSON through a buffer to out.
@@ -186,13 +202,14 @@ func (j *planJSON) subtask(s *SubtaskPlan) {
 		}
 		j.raw("\n      ]\n    }")
 	}
-	if len(j.buf) >= planJSONBuffer {
-		j.flush()
-	}
 }
 
 // flush hands the buffer to out and goes on with an empty one.
-func (j *planJSON) flush() { j.buf = j.out.write(j.buf) }
+func (j *planJSON) flush() {
+	if len(j.buf) > 0 {
+		j.buf = j.out.write(j.buf)
+	}
+}
 
 // planOut writes a plan's JSON to w, the buffers after the first on a
 // goroutine of its own: the next rows of a large plan are written into
