@@ -613,7 +613,15 @@ func (d *segmentDecoder) decodePartitions(ev []Event, sets []fieldSet) {
 	}
 	s := &d.scratch
 	var slab []Partition
+	kinds := d.fields&FieldKind != 0
 	for i := range ev {
+		if len(slab) == 0 {
+			slab = make([]Partition, len(ev)-i) // about one per remaining event
+		}
+		if (!kinds || sets[i].has(fieldPartitions)) && d.onePartition(&slab[0]) {
+			ev[i].Partitions, slab = slab[:1:1], slab[1:]
+			continue
+		}
 		s.reset()
 		n := d.listShape(partitionCols)
 		d.listField(&ev[i], sets[i], fieldPartitions, n, true)
@@ -634,6 +642,26 @@ func (d *segmentDecoder) decodePartitions(ev []Event, sets []fieldSet) {
 		}
 		ev[i].Partitions = ps
 	}
+}
+
+// onePartition decodes the next row of the partition columns into p when
+// it is a list of one partition, the common case, whose levels are all on
+// the current pages, and reports whether it did; otherwise it consumes
+// nothing, and listShape decodes the row.
+func (d *segmentDecoder) onePartition(p *Partition) bool {
+	for _, col := range partitionCols {
+		c := &d.cols[col]
+		if c.li+1 >= c.n || c.def[c.li] != c.maxDef || c.rep[c.li] != 0 || c.rep[c.li+1] != 0 {
+			return false
+		}
+	}
+	for _, col := range partitionCols {
+		d.cols[col].li++
+	}
+	p.Consumer = d.cols[colPartitionConsumer].str()
+	p.Bytes = d.cols[colPartitionBytes].int64v()
+	p.Records = d.cols[colPartitionRecords].int64v()
+	return true
 }
 
 func (d *segmentDecoder) decodeSubtasks(ev []Event, sets []fieldSet) {
