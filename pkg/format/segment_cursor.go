@@ -194,16 +194,20 @@ func (c *colCursor) nullRun(n int) bool {
 	return zeros(c.def[c.li:c.li+n]) && (c.rep == nil || zeros(c.rep[c.li:c.li+n]))
 }
 
-// zeros reports whether every byte of b is 0, looking at eight at a time.
-func zeros(b []byte) bool {
-	var or uint64
+// zeros reports whether every byte of b is 0.
+func zeros(b []byte) bool { return all(b, 0) }
+
+// all reports whether every byte of b is v, looking at eight at a time.
+func all(b []byte, v byte) bool {
+	vs := uint64(v) * 0x0101010101010101
+	var diff uint64
 	for ; len(b) >= 8; b = b[8:] {
-		or |= binary.LittleEndian.Uint64(b)
+		diff |= binary.LittleEndian.Uint64(b) ^ vs
 	}
 	for _, x := range b {
-		or |= uint64(x)
+		diff |= uint64(x ^ v)
 	}
-	return or == 0
+	return diff == 0
 }
 
 func (c *colCursor) skip(n int) { c.li += n }

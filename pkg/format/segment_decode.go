@@ -340,35 +340,56 @@ var flatFields = func() Fields {
 func (d *segmentDecoder) decodeFlat(ev []Event, sets []fieldSet) {
 	for _, s := range flatStrings {
 		if d.fields.has(s.f) {
-			flatColumn(d, ev, sets, s.col, s.f, (*colCursor).str, s.off)
+			flatColumn(d, ev, sets, s.col, s.f, (*colCursor).str, s.off, dictStrings)
 		}
 	}
 	for _, s := range flatInt32s {
 		if d.fields.has(s.f) {
-			flatColumn(d, ev, sets, s.col, s.f, (*colCursor).int32v, s.off)
+			flatColumn(d, ev, sets, s.col, s.f, (*colCursor).int32v, s.off, dictInt32s)
 		}
 	}
 	for _, s := range flatInt64s {
 		if d.fields.has(s.f) {
-			flatColumn(d, ev, sets, s.col, s.f, (*colCursor).int64v, s.off)
+			flatColumn(d, ev, sets, s.col, s.f, (*colCursor).int64v, s.off, dictInt64s)
 		}
 	}
 	if d.fields.has(fieldRecovering) {
-		flatColumn(d, ev, sets, colRecovering, fieldRecovering, (*colCursor).boolv, unsafe.Offsetof(Event{}.Recovering))
+		flatColumn(d, ev, sets, colRecovering, fieldRecovering, (*colCursor).boolv, unsafe.Offsetof(Event{}.Recovering), nil)
 	}
 }
 
+// The dictionaries of a column's values by type, for flatColumn.
+func dictStrings(c *colCursor) []string { return c.dictStr }
+func dictInt32s(c *colCursor) []int32   { return c.dictI32 }
+func dictInt64s(c *colCursor) []int64   { return c.dictI64 }
+
 // flatColumn decodes one flat optional column a page at a time: the levels
-// of the batch's rows on the current page first, then their values.
-func flatColumn[T any](d *segmentDecoder, ev []Event, sets []fieldSet, col int, f field, value func(*colCursor) T, off uintptr) {
+// of the batch's rows on the current page first, then their values. A
+// run of rows all NULL, or all set and dictionary encoded (dict returns
+// the dictionary of a value type; nil for a type never dictionary
+// encoded), whose kinds agree, the common cases, is decoded in one pass.
+func flatColumn[T any](d *segmentDecoder, ev []Event, sets []fieldSet, col int, f field, value func(*colCursor) T, off uintptr, dict func(*colCursor) []T) {
 	c := &d.cols[col]
+	kinds := d.fields&FieldKind != 0
 	for i := 0; i < len(ev); {
 		defs := c.pageLevels(len(ev) - i)
-		if zeros(defs) && (d.fields&FieldKind == 0 || noneHas(sets[i:i+len(defs)], f)) {
+		if zeros(defs) && (!kinds || noneHas(sets[i:i+len(defs)], f)) {
 			var zero T // a run of NULLs, the common case of a field few kinds have
 			for k := range defs {
 				*member[T](&ev[i+k], off) = zero
 			}
+			i += len(defs)
+			continue
+		}
+		if dict != nil && c.idx != nil && c.vi+len(defs) <= len(c.idx) && all(defs, c.maxDef) && (!kinds || allHave(sets[i:i+len(defs)], f)) {
+			values := dict(c)
+			for k, j := range c.idx[c.vi : c.vi+len(defs)] {
+				if j < 0 || int(j) >= len(values) {
+					c.dictIndex(c.vi+k, len(values)) // reports it
+				}
+				*member[T](&ev[i+k], off) = values[j]
+			}
+			c.vi += len(defs)
 			i += len(defs)
 			continue
 		}
@@ -384,6 +405,15 @@ func flatColumn[T any](d *segmentDecoder, ev []Event, sets []fieldSet, col int, 
 		}
 		i += len(defs)
 	}
+}
+
+// allHave reports whether every one of sets has f.
+func allHave(sets []fieldSet, f field) bool {
+	and := ^fieldSet(0)
+	for _, set := range sets {
+		and &= set
+	}
+	return and.has(f)
 }
 
 // noneHas reports whether none of sets has f.
