@@ -340,35 +340,39 @@ var flatFields = func() Fields {
 func (d *segmentDecoder) decodeFlat(ev []Event, sets []fieldSet) {
 	for _, s := range flatStrings {
 		if d.fields.has(s.f) {
-			flatColumn(d, ev, sets, s.col, s.f, (*colCursor).str, s.off, dictStrings)
+			flatColumn(d, ev, sets, s.col, s.f, (*colCursor).str, s.off, dictStrings, nil)
 		}
 	}
 	for _, s := range flatInt32s {
 		if d.fields.has(s.f) {
-			flatColumn(d, ev, sets, s.col, s.f, (*colCursor).int32v, s.off, dictInt32s)
+			flatColumn(d, ev, sets, s.col, s.f, (*colCursor).int32v, s.off, dictInt32s, plainInt32s)
 		}
 	}
 	for _, s := range flatInt64s {
 		if d.fields.has(s.f) {
-			flatColumn(d, ev, sets, s.col, s.f, (*colCursor).int64v, s.off, dictInt64s)
+			flatColumn(d, ev, sets, s.col, s.f, (*colCursor).int64v, s.off, dictInt64s, plainInt64s)
 		}
 	}
 	if d.fields.has(fieldRecovering) {
-		flatColumn(d, ev, sets, colRecovering, fieldRecovering, (*colCursor).boolv, unsafe.Offsetof(Event{}.Recovering), nil)
+		flatColumn(d, ev, sets, colRecovering, fieldRecovering, (*colCursor).boolv, unsafe.Offsetof(Event{}.Recovering), nil, nil)
 	}
 }
 
-// The dictionaries of a column's values by type, for flatColumn.
+// The dictionaries and plain values of a column's page by type, for
+// flatColumn.
 func dictStrings(c *colCursor) []string { return c.dictStr }
 func dictInt32s(c *colCursor) []int32   { return c.dictI32 }
 func dictInt64s(c *colCursor) []int64   { return c.dictI64 }
+func plainInt32s(c *colCursor) []int32  { return c.i32 }
+func plainInt64s(c *colCursor) []int64  { return c.i64 }
 
 // flatColumn decodes one flat optional column a page at a time: the levels
 // of the batch's rows on the current page first, then their values. A
-// run of rows all NULL, or all set and dictionary encoded (dict returns
-// the dictionary of a value type; nil for a type never dictionary
-// encoded), whose kinds agree, the common cases, is decoded in one pass.
-func flatColumn[T any](d *segmentDecoder, ev []Event, sets []fieldSet, col int, f field, value func(*colCursor) T, off uintptr, dict func(*colCursor) []T) {
+// run of rows whose kinds agree with the column, all NULL, or all set
+// from a dictionary or plain values of a fixed size (dict and plain
+// return them for T; nil for a type without), the common cases, is
+// decoded in one pass.
+func flatColumn[T any](d *segmentDecoder, ev []Event, sets []fieldSet, col int, f field, value func(*colCursor) T, off uintptr, dict, plain func(*colCursor) []T) {
 	c := &d.cols[col]
 	kinds := d.fields&FieldKind != 0
 	for i := 0; i < len(ev); {
@@ -381,13 +385,26 @@ func flatColumn[T any](d *segmentDecoder, ev []Event, sets []fieldSet, col int, 
 			i += len(defs)
 			continue
 		}
-		if dict != nil && c.idx != nil && c.vi+len(defs) <= len(c.idx) && all(defs, c.maxDef) && (!kinds || allHave(sets[i:i+len(defs)], f)) {
-			values := dict(c)
-			for k, j := range c.idx[c.vi : c.vi+len(defs)] {
-				if j < 0 || int(j) >= len(values) {
-					c.dictIndex(c.vi+k, len(values)) // reports it
+		if c.vi+len(defs) <= c.nvals && all(defs, c.maxDef) && (!kinds || allHave(sets[i:i+len(defs)], f)) {
+			switch {
+			case dict != nil && c.idx != nil:
+				values := dict(c)
+				for k, j := range c.idx[c.vi : c.vi+len(defs)] {
+					if j < 0 || int(j) >= len(values) {
+						c.dictIndex(c.vi+k, len(values)) // reports it
+					}
+					*member[T](&ev[i+k], off) = values[j]
 				}
-				*member[T](&ev[i+k], off) = values[j]
+			case plain != nil && c.idx == nil:
+				for k, v := range plain(c)[c.vi : c.vi+len(defs)] {
+					*member[T](&ev[i+k], off) = v
+				}
+			default:
+				for k := range defs {
+					*member[T](&ev[i+k], off) = value(c)
+				}
+				i += len(defs)
+				continue
 			}
 			c.vi += len(defs)
 			i += len(defs)
