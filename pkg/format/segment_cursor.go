@@ -161,12 +161,28 @@ func (c *colCursor) pageLevels(n int) []byte {
 	m := min(n, c.n-c.li)
 	defs := c.def[c.li : c.li+m]
 	c.li += m
+	if c.maxDef == 1 && atMostOne(defs) { // a top-level optional column
+		return defs
+	}
 	for _, d := range defs {
 		if d > c.maxDef {
 			corruptf("column %s: definition level %d above %d", c.path, d, c.maxDef)
 		}
 	}
 	return defs
+}
+
+// atMostOne reports whether every byte of b is 0 or 1, looking at eight
+// at a time.
+func atMostOne(b []byte) bool {
+	var or uint64
+	for ; len(b) >= 8; b = b[8:] {
+		or |= binary.LittleEndian.Uint64(b)
+	}
+	for _, x := range b {
+		or |= uint64(x)
+	}
+	return or&^0x0101010101010101 == 0
 }
 
 // pageRun consumes the next rows of a required flat column that are on the

@@ -510,8 +510,9 @@ var (
 // nullLists consumes the rows of ev in the columns cols of a list when
 // they are all NULL on the current pages (the common case: most kinds do
 // not have the field), checking the events' kinds against it and setting
-// the field of each to its zero with clear; it reports whether it did.
-func (d *segmentDecoder) nullLists(ev []Event, sets []fieldSet, f field, nullable bool, cols []int, clear func(*Event)) bool {
+// the field of each, of type T at offset off, to its zero; it reports
+// whether it did.
+func nullLists[T any](d *segmentDecoder, ev []Event, sets []fieldSet, f field, nullable bool, cols []int, off uintptr) bool {
 	for _, col := range cols {
 		if !d.cols[col].nullRun(len(ev)) {
 			return false
@@ -524,8 +525,9 @@ func (d *segmentDecoder) nullLists(ev []Event, sets []fieldSet, f field, nullabl
 			}
 		}
 	}
+	var zero T
 	for i := range ev {
-		clear(&ev[i])
+		*member[T](&ev[i], off) = zero
 	}
 	for _, col := range cols {
 		d.cols[col].skip(len(ev))
@@ -570,7 +572,7 @@ func (d *segmentDecoder) listField(e *Event, set fieldSet, f field, n int, nulla
 }
 
 func (d *segmentDecoder) decodeGraph(ev []Event, sets []fieldSet) {
-	if !d.fields.has(fieldGraph) || d.nullLists(ev, sets, fieldGraph, false, d.graphCols, func(e *Event) { e.Graph = nil }) {
+	if !d.fields.has(fieldGraph) || nullLists[*Graph](d, ev, sets, fieldGraph, false, d.graphCols, unsafe.Offsetof(Event{}.Graph)) {
 		return
 	}
 	s := &d.scratch
@@ -655,7 +657,7 @@ func (d *segmentDecoder) graph(nv, ne, nr, nd int) *Graph {
 }
 
 func (d *segmentDecoder) decodePartitions(ev []Event, sets []fieldSet) {
-	if !d.fields.has(fieldPartitions) || d.nullLists(ev, sets, fieldPartitions, true, partitionCols, func(e *Event) { e.Partitions = nil }) {
+	if !d.fields.has(fieldPartitions) || nullLists[[]Partition](d, ev, sets, fieldPartitions, true, partitionCols, unsafe.Offsetof(Event{}.Partitions)) {
 		return
 	}
 	s := &d.scratch
@@ -712,7 +714,7 @@ func (d *segmentDecoder) onePartition(p *Partition) bool {
 }
 
 func (d *segmentDecoder) decodeSubtasks(ev []Event, sets []fieldSet) {
-	if !d.fields.has(fieldSubtasks) || d.nullLists(ev, sets, fieldSubtasks, false, subtaskCols, func(e *Event) { e.Subtasks = nil }) {
+	if !d.fields.has(fieldSubtasks) || nullLists[[]SubtaskRef](d, ev, sets, fieldSubtasks, false, subtaskCols, unsafe.Offsetof(Event{}.Subtasks)) {
 		return
 	}
 	s := &d.scratch
@@ -733,7 +735,7 @@ func (d *segmentDecoder) decodeSubtasks(ev []Event, sets []fieldSet) {
 }
 
 func (d *segmentDecoder) decodeCoordinators(ev []Event, sets []fieldSet) {
-	if !d.fields.has(fieldCoordinators) || d.nullLists(ev, sets, fieldCoordinators, false, coordinatorCols, func(e *Event) { e.Coordinators = nil }) {
+	if !d.fields.has(fieldCoordinators) || nullLists[map[string][]byte](d, ev, sets, fieldCoordinators, false, coordinatorCols, unsafe.Offsetof(Event{}.Coordinators)) {
 		return
 	}
 	s := &d.scratch
