@@ -16,7 +16,10 @@ import (
 // keeps the log's order: segments are handed to the workers in order, and
 // each worker passes its events on in chunks through a short queue of its
 // own segment, so that the memory held is bounded by the workers (about
-// decodeQueue+1 chunks each), never by the log or the segment size.
+// decodeQueue+splitQueue+2 chunks each), never by the log or the segment
+// size. Since the worker of the next segment can run only that far ahead,
+// a worker decodes its segment's events in two stages on two goroutines
+// (decodeSplit), at about twice the speed of one.
 const (
 	// chunkEvents is how many events a chunk holds.
 	chunkEvents = 256
@@ -25,6 +28,9 @@ const (
 	decodeQueue = 8
 	// maxDecodeWorkers bounds the default number of decode workers.
 	maxDecodeWorkers = 4
+	// splitQueue is how many batches the first stage of a split decode
+	// (decodeSplit) decodes ahead of the second.
+	splitQueue = 4
 	// chunkRows is how many rows a chunk of columns holds (ColumnReader):
 	// columns cost a few bytes a row where events cost hundreds, so a
 	// chunk holds a whole segment of a common size, handed over at once.
@@ -34,10 +40,11 @@ const (
 // chunk is a batch of decoded rows of one segment: events, or for a
 // ColumnReader columns. err, when set, comes after the n rows.
 type chunk struct {
-	ev   []format.Event
-	cols *format.Columns
-	n    int
-	err  error
+	ev    []format.Event
+	cols  *format.Columns
+	n     int
+	err   error
+	batch format.Batch // from the first stage of a split decode to the second
 }
 
 // decodeWorkers returns how many segments a reader with opts decodes at a
@@ -54,6 +61,16 @@ func decodeWorkers(opts ReaderOptions) int {
 // workers would only add their hand-offs.
 func inlineDecode(opts ReaderOptions) bool {
 	return opts.inline || opts.DecodeWorkers < 0 || (opts.DecodeWorkers == 0 && runtime.GOMAXPROCS(0) == 1)
+}
+
+// splitDecode reports whether a reader with opts decodes each segment in
+// two stages on two goroutines (decodeSplit): events, with workers, on
+// more than one processor. On a 2-core machine a segment's events are
+// then decoded at about the speed the reader applies its rules and a
+// caller folds them, where one goroutine a segment decodes at half that:
+// the worker of the next segment can run only decodeQueue chunks ahead.
+func splitDecode(opts ReaderOptions) bool {
+	return !inlineDecode(opts) && !opts.columns && !opts.whole && runtime.GOMAXPROCS(0) > 1
 }
 
 // projection returns the fields a reader with opts decodes: those asked
@@ -106,6 +123,10 @@ func (r *Reader) decodeAhead(ctx context.Context, f *fetch, prev <-chan struct{}
 		return
 	}
 	f.sr.Project(r.fields)
+	if r.split {
+		r.decodeSplit(ctx, f)
+		return
+	}
 	for {
 		c := r.getChunk()
 		if r.columns {
@@ -117,6 +138,52 @@ func (r *Reader) decodeAhead(ctx context.Context, f *fetch, prev <-chan struct{}
 		select {
 		case f.chunks <- c:
 		case <-ctx.Done():
+			return
+		}
+		if last {
+			return
+		}
+	}
+}
+
+// decodeSplit decodes f's opened segment in two stages, in chunks of one
+// batch (format.SegmentReader.ReadFront): the first stage on a goroutine
+// of its own, up to splitQueue chunks ahead of the second, which runs in
+// the caller's and hands each chunk on whole. It returns when the segment
+// is decoded, or ctx is done, once the first stage has stopped.
+func (r *Reader) decodeSplit(ctx context.Context, f *fetch) {
+	fronts := make(chan *chunk, splitQueue)
+	stop := make(chan struct{})
+	go func() {
+		defer close(fronts)
+		for {
+			c := r.getChunk()
+			c.n, c.err = f.sr.ReadFront(c.ev[:min(len(c.ev), format.BatchRows)], &c.batch)
+			last := c.err != nil // c is the second stage's once sent
+			select {
+			case fronts <- c:
+			case <-stop:
+				r.putChunk(c)
+				return
+			}
+			if last {
+				return
+			}
+		}
+	}()
+	defer func() {
+		close(stop)
+		for c := range fronts {
+			r.putChunk(c)
+		}
+	}()
+	for c := range fronts {
+		c.n, c.err = f.sr.ReadBack(c.ev, &c.batch, c.n, c.err)
+		last := c.err != nil // c is the reader's once sent
+		select {
+		case f.chunks <- c:
+		case <-ctx.Done():
+			r.putChunk(c)
 			return
 		}
 		if last {

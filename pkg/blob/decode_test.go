@@ -51,20 +51,24 @@ type readWay struct {
 	batches bool
 	fields  format.Fields
 	columns bool // a ColumnReader
+	whole   bool // each segment decoded by one goroutine (ReaderOptions.whole)
 }
 
 var readWays = []readWay{
-	{"next/2", 2, false, 0, false},
-	{"batch/1", 1, true, 0, false},
-	{"batch/2", 2, true, 0, false},
+	{"next/2", 2, false, 0, false, false},
+	{"batch/1", 1, true, 0, false, false},
+	{"batch/2", 2, true, 0, false, false},
+	{"batch/2/whole", 2, true, 0, false, true},
+	{"batch/1/whole/validate", 1, true, format.FieldKind | format.FieldGraph | format.FieldVertex | format.FieldSubtask |
+		format.FieldAttempt | format.FieldPartitions | format.FieldSubtasks | format.FieldStatus, false, true},
 	{"batch/2/validate", 2, true, format.FieldKind | format.FieldGraph | format.FieldVertex | format.FieldSubtask |
-		format.FieldAttempt | format.FieldPartitions | format.FieldSubtasks | format.FieldStatus, false},
-	{"next/2/bytes_out", 2, false, format.FieldBytesOut, false},
-	{"batch/2/bytes_out", 2, true, format.FieldBytesOut, false},
-	{"columns/inline/bytes_out", -1, true, format.FieldBytesOut, true},
-	{"columns/1/bytes_out", 1, true, format.FieldBytesOut, true},
-	{"columns/2/bytes_out", 2, true, format.FieldBytesOut, true},
-	{"columns/2/all", 2, true, format.ColumnFields, true},
+		format.FieldAttempt | format.FieldPartitions | format.FieldSubtasks | format.FieldStatus, false, false},
+	{"next/2/bytes_out", 2, false, format.FieldBytesOut, false, false},
+	{"batch/2/bytes_out", 2, true, format.FieldBytesOut, false, false},
+	{"columns/inline/bytes_out", -1, true, format.FieldBytesOut, true, false},
+	{"columns/1/bytes_out", 1, true, format.FieldBytesOut, true, false},
+	{"columns/2/bytes_out", 2, true, format.FieldBytesOut, true, false},
+	{"columns/2/all", 2, true, format.ColumnFields, true, false},
 }
 
 // trace reads the log the way w says and returns what a caller sees:
@@ -137,7 +141,7 @@ func checkWays(t *testing.T, name string, l *Log, opts ReaderOptions) {
 			refs[fields] = want
 		}
 		o := opts
-		o.DecodeWorkers, o.Fields = w.workers, w.fields
+		o.DecodeWorkers, o.Fields, o.whole = w.workers, w.fields, w.whole
 		got := trace(t, l, o, w, fields)
 		if !reflect.DeepEqual(got, want) {
 			i := 0

@@ -59,6 +59,7 @@ type ReaderOptions struct {
 
 	inline  bool // decode in the reader's goroutine (tests: the reference)
 	columns bool // decode columns, not events (ColumnReader)
+	whole   bool // decode each segment in one goroutine, never split (tests)
 }
 
 // Reader streams the events of a log in seq order, applying the reader
@@ -96,6 +97,7 @@ type Reader struct {
 	// Decoding ahead (decode.go).
 	fields  format.Fields
 	inline  bool
+	split   bool            // decode each segment in two stages (decodeSplit)
 	columns bool            // chunks of columns (ColumnReader)
 	cols    *format.Columns // the columns decoded inline
 	slots   chan struct{}   // one per decode worker at work
@@ -168,6 +170,7 @@ func (l *Log) NewReader(ctx context.Context, opts ReaderOptions) (*Reader, error
 		torn:        make(map[int32]string),
 		fields:      projection(opts),
 		inline:      inlineDecode(opts),
+		split:       splitDecode(opts),
 		columns:     opts.columns,
 	}
 	switch {
@@ -178,7 +181,7 @@ func (l *Log) NewReader(ctx context.Context, opts ReaderOptions) (*Reader, error
 	}
 	workers := decodeWorkers(opts)
 	r.slots = make(chan struct{}, workers)
-	r.free = make(chan *chunk, workers*(decodeQueue+2))
+	r.free = make(chan *chunk, workers*(decodeQueue+splitQueue+3))
 	nsegs, err := r.replan()
 	if err != nil {
 		return nil, err

@@ -156,7 +156,7 @@ func resized[T any](s []T, keep bool, n int) []T {
 // the end of a row group; it returns how many it decoded, or io.EOF when
 // there are none left.
 func (d *segmentDecoder) decodeColumns(dst *Columns, off, n int) (int, error) {
-	if err := d.openRowGroup(); err != nil {
+	if err := d.openRowGroup(&d.rowGroup, &d.left, d.fields); err != nil {
 		return 0, err
 	}
 	n = int(min(int64(n), d.left))

@@ -124,6 +124,7 @@ type SegmentReader struct {
 	backing []Event // storage of batch
 	batch   []Event // decoded events not yet returned by Next or Read
 	err     error   // sticky
+	backErr error   // sticky, of ReadBack
 }
 
 // OpenSegment opens a whole segment held in memory; data must not change
@@ -356,20 +357,81 @@ func (r *SegmentReader) readInto(buf []Event) (n int, err error) {
 // guarded runs one step of the decoder: an error, or a corruption it
 // panics with, is sticky and closes the decoder.
 func (r *SegmentReader) guarded(step func() (int, error)) (n int, err error) {
-	if r.err != nil {
-		return 0, r.err
+	return guard(&r.err, func() { r.decoder.close() }, step)
+}
+
+// guard runs step unless *sticky holds an error: an error it returns, or
+// a corruption it panics with, is stored in *sticky, and closed is
+// called.
+func guard(sticky *error, closed func(), step func() (int, error)) (n int, err error) {
+	if *sticky != nil {
+		return 0, *sticky
 	}
 	defer func() {
 		if p := recover(); p != nil {
 			n, err = 0, recoverCorruption(p, "read segment")
-			r.err = err
-			r.decoder.close()
+		}
+		if err != nil {
+			*sticky = err
+			closed()
 		}
 	}()
-	n, err = step()
-	if err != nil {
-		r.err = err
-		r.decoder.close()
+	return step()
+}
+
+// A Batch carries what ReadFront learned of a batch of rows to ReadBack.
+type Batch struct {
+	sets [segmentBatch]fieldSet // the field set of each row's kind
+}
+
+// BatchRows is the most rows of a batch: ReadFront decodes at most this
+// many at a time.
+const BatchRows = segmentBatch
+
+// ReadFront and ReadBack split Read in two stages, for a caller that
+// decodes one segment on two goroutines: one calls ReadFront for each
+// batch in turn, the other ReadBack for each batch ReadFront returned, in
+// the same order, each beside the other. ReadFront decodes the first
+// stage of the next batch of up to len(buf) rows (at most BatchRows) into
+// buf and b, and returns how many rows, with io.EOF for the last. ReadBack
+// then decodes the batch's second stage into the same buf, given b and
+// ReadFront's n and err, and returns the batch's rows and error as a Read
+// of one batch would: a corruption either stage finds drops the batch's
+// rows, the first stage's first, and errors are sticky. The two stages
+// write different fields of the events, so that only ReadBack's return
+// makes them whole. A reader that uses them must not be read otherwise.
+// ReadBack must be given every batch up to the first error, that one
+// included; after an error, ReadFront's columns are closed once it
+// returns it.
+func (r *SegmentReader) ReadFront(buf []Event, b *Batch) (n int, err error) {
+	d := r.decoder
+	front := d.fields &^ backFields
+	return guard(&r.err, func() { d.closeColumns(front) }, func() (int, error) {
+		n, err := d.decodeFront(buf, b.sets[:], front)
+		if err == nil && d.atEnd() {
+			err = io.EOF // with the last rows, so that no batch holds the end alone
+		}
+		return n, err
+	})
+}
+
+// ReadBack decodes the second stage of the batch of ReadFront's buf, b, n
+// and err: see ReadFront.
+func (r *SegmentReader) ReadBack(buf []Event, b *Batch, n int, err error) (int, error) {
+	d := r.decoder
+	back := func() { d.closeColumns(d.fields & backFields) }
+	m, backErr := guard(&r.backErr, back, func() (int, error) {
+		if n > 0 {
+			d.decodeBack(buf[:n], b.sets[:n], true)
+		}
+		return n, nil
+	})
+	switch {
+	case backErr != nil:
+		return m, backErr
+	case err != nil:
+		r.backErr = err
+		back()
 	}
 	return n, err
 }

@@ -94,8 +94,13 @@ type segmentDecoder struct {
 	rowGroup            int    // next row group to open
 	fields              Fields // the projection: fields decoded
 	left                int64  // rows left in the open row group
-	sets                []fieldSet
-	scratch             scratch
+	// backGroup and backLeft are rowGroup and left for the columns of a
+	// split decode's second stage (decodeBack), which opens their row
+	// groups itself.
+	backGroup int
+	backLeft  int64
+	sets      []fieldSet
+	scratch   scratch
 }
 
 func newSegmentDecoder(f *parquet.File) *segmentDecoder {
@@ -139,40 +144,90 @@ func (d *segmentDecoder) close() {
 // projection is written in every row, its zero where the row has none,
 // so that a buffer read into again needs no clearing first.
 func (d *segmentDecoder) decode(buf []Event) (int, error) {
-	if err := d.openRowGroup(); err != nil {
+	n, err := d.decodeFront(buf, d.sets, d.fields)
+	if n > 0 {
+		d.decodeBack(buf[:n], d.sets[:n], false)
+	}
+	return n, err
+}
+
+// backFields are the fields of a decode's second stage: decodeFront
+// decodes the others, decodeBack these. A split decode runs the two
+// stages of a batch one after the other on two goroutines, the first
+// stage of the next batch beside the second of this one (SegmentReader.
+// ReadFront). The stages write different fields of the events and read
+// different columns; the second reads only the seq, the kind and its
+// field set from the first. They cost about the same on a common log, and
+// keep the order of a whole decode, so that the first corruption found is
+// the one a whole decode finds.
+const backFields = FieldRecordsIn | FieldRecordsOut | FieldBytesIn | FieldBytesOut | FieldRecovering |
+	FieldGraph | FieldPartitions | FieldSubtasks | FieldCoordinators
+
+// decodeFront decodes the first stage of the next rows into buf, at most
+// len(sets) of them, with their kinds' field sets into sets; it returns
+// how many, or io.EOF when there are none left. It opens the row groups
+// of the columns of the fields open: the projection's, or the first
+// stage's alone. Inconsistent data panics with a corruption.
+func (d *segmentDecoder) decodeFront(buf []Event, sets []fieldSet, open Fields) (int, error) {
+	if err := d.openRowGroup(&d.rowGroup, &d.left, open); err != nil {
 		return 0, err
 	}
-	n := int(min(int64(len(buf)), int64(len(d.sets)), d.left))
-	ev, sets := buf[:n], d.sets[:n]
+	n := int(min(int64(len(buf)), int64(len(sets)), d.left))
+	ev, sets := buf[:n], sets[:n]
 	d.decodeCommon(ev, sets)
-	d.decodeFlat(ev, sets)
-	d.decodeGraph(ev, sets)
-	d.decodePartitions(ev, sets)
-	d.decodeSubtasks(ev, sets)
-	d.decodeCoordinators(ev, sets)
+	d.decodeFlat(ev, sets, false)
 	d.left -= int64(n)
 	return n, nil
 }
 
+// decodeBack decodes the second stage of the rows of ev: those decodeFront
+// decoded last or, in a split decode, the oldest it decoded that
+// decodeBack has not. A split decode opens the row groups of the second
+// stage's columns here, in step with decodeFront.
+func (d *segmentDecoder) decodeBack(ev []Event, sets []fieldSet, split bool) {
+	if split {
+		if err := d.openRowGroup(&d.backGroup, &d.backLeft, d.fields&backFields); err != nil {
+			corruptf("the second stage ran out of row groups") // decodeFront decoded these rows
+		}
+		d.backLeft -= int64(len(ev))
+	}
+	d.decodeFlat(ev, sets, true)
+	d.decodeGraph(ev, sets)
+	d.decodePartitions(ev, sets)
+	d.decodeSubtasks(ev, sets)
+	d.decodeCoordinators(ev, sets)
+}
+
 // openRowGroup opens the next row group with rows left, unless the open
-// one has some; io.EOF when there is none.
-func (d *segmentDecoder) openRowGroup() error {
-	for d.left == 0 {
+// one has some (next is the row group after the open one, left its rows
+// not yet decoded), and in it the columns of the fields fs; io.EOF when
+// there is none.
+func (d *segmentDecoder) openRowGroup(next *int, left *int64, fs Fields) error {
+	for *left == 0 {
 		groups := d.file.RowGroups()
-		if d.rowGroup >= len(groups) {
+		if *next >= len(groups) {
 			return io.EOF
 		}
-		rg := groups[d.rowGroup]
-		d.rowGroup++
-		d.left = rg.NumRows()
+		rg := groups[*next]
+		*next++
+		*left = rg.NumRows()
 		chunks := rg.ColumnChunks()
 		for i := range d.cols {
-			if d.fields&columnField[i] != 0 && d.index[i] >= 0 {
+			if fs&columnField[i] != 0 && d.index[i] >= 0 {
 				d.cols[i].open(chunks[d.index[i]])
 			}
 		}
 	}
 	return nil
+}
+
+// closeColumns closes the columns of the fields fs.
+func (d *segmentDecoder) closeColumns(fs Fields) {
+	for i := range d.cols {
+		if fs&columnField[i] != 0 {
+			d.cols[i].close()
+		}
+	}
 }
 
 func (d *segmentDecoder) decodeCommon(ev []Event, sets []fieldSet) {
@@ -336,17 +391,21 @@ var flatFields = func() Fields {
 	return fs
 }()
 
-// decodeFlat decodes the flat optional columns.
-func (d *segmentDecoder) decodeFlat(ev []Event, sets []fieldSet) {
-	for _, s := range flatStrings {
-		if d.fields.has(s.f) {
-			flatColumn(d, ev, sets, s.col, s.f, (*colCursor).str, s.off, dictStrings, nil)
+// decodeFlat decodes the flat optional columns of the first stage of a
+// decode (backFields) or, with back, of the second.
+func (d *segmentDecoder) decodeFlat(ev []Event, sets []fieldSet, back bool) {
+	if !back {
+		for _, s := range flatStrings {
+			if d.fields.has(s.f) {
+				flatColumn(d, ev, sets, s.col, s.f, (*colCursor).str, s.off, dictStrings, nil)
+			}
 		}
-	}
-	for _, s := range flatInt32s {
-		if d.fields.has(s.f) {
-			flatColumn(d, ev, sets, s.col, s.f, (*colCursor).int32v, s.off, dictInt32s, plainInt32s)
+		for _, s := range flatInt32s {
+			if d.fields.has(s.f) {
+				flatColumn(d, ev, sets, s.col, s.f, (*colCursor).int32v, s.off, dictInt32s, plainInt32s)
+			}
 		}
+		return
 	}
 	for _, s := range flatInt64s {
 		if d.fields.has(s.f) {
