@@ -29,7 +29,7 @@ func (l *Log) WriteSegment(ctx context.Context, events []format.Event) (string, 
 	}
 	var buf bytes.Buffer
 	if err := format.EncodeSegment(&buf, events); err != nil {
-		return "", fmt.Errorf("encode segment of epoch %d seq %d: %w", events[0].Epoch, events[0].Seq, err)
+		return "", fmt.Errorf("epoch %d: %w", events[0].Epoch, err)
 	}
 	if buf.Len() > maxSegmentBytes {
 		return "", fmt.Errorf("write segment of epoch %d seq %d to %d: %d bytes: %w (at most %d bytes)",
