@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/jobevent/jobevent/internal/human"
 	"github.com/jobevent/jobevent/pkg/format"
@@ -134,9 +135,10 @@ var ErrImportRefused = errors.New("jobevent/blob: import refused")
 // claimed them.
 //
 // Import is StageImport followed by StagedImport.Write: nothing is written
-// to l unless all of src reads, checks and encodes, and a failed write
-// removes what it wrote, so a fixed import can be run again. Import does
-// not judge the log's events beyond what StageImport checks: validate does.
+// to l unless all of src reads and checks and no error of its input can
+// remain, and a failed write removes what it wrote, so a fixed import can
+// be run again. Import does not judge the log's events beyond what
+// StageImport checks: validate does.
 func Import(ctx context.Context, l *Log, src EventSource, opts ImportOptions) (ImportResult, error) {
 	if err := l.checkImportTarget(ctx); err != nil {
 		return ImportResult{}, err
@@ -168,26 +170,36 @@ func (l *Log) checkImportTarget(ctx context.Context) error {
 	return nil
 }
 
-// StagedImport is an import that has been read, checked and encoded into a
-// local temporary directory, and not yet written to any log. Its methods
-// must not be called concurrently.
+// StagedImport is an import that has been read and checked, and is
+// encoded, or still being encoded, into a local temporary directory; it
+// is not yet written to any log. Its methods must not be called
+// concurrently.
 type StagedImport struct {
 	dir    string
-	keys   []string // segment keys in log order; the files in dir bear their base names
+	chunks []*stageChunk // in log order; their files in dir bear their keys' base names
 	claims []EpochInfo
 	events int64
+
+	stop     context.CancelCauseFunc // stops the encoders
+	encoders sync.WaitGroup
 }
 
 // Events returns the number of events staged.
 func (st *StagedImport) Events() int64 { return st.events }
 
-// Close removes the staged segments.
-func (st *StagedImport) Close() error { return os.RemoveAll(st.dir) }
+// Close stops any encoding still under way and removes the staged
+// segments.
+func (st *StagedImport) Close() error {
+	st.stop(errors.New("staged import closed"))
+	st.encoders.Wait()
+	return os.RemoveAll(st.dir)
+}
 
-// Write writes the staged segments to l, then the epoch objects, and
-// returns what it wrote. l must hold no events and no epoch objects yet
-// (ErrLogExists otherwise); staged input of no events is refused
-// (ErrImportRefused). On a failure Write deletes what it wrote.
+// Write writes the staged segments to l in order, each once it is
+// encoded, then the epoch objects, and returns what it wrote. l must hold
+// no events and no epoch objects yet (ErrLogExists otherwise); staged
+// input of no events is refused (ErrImportRefused). On a failure,
+// encoding's included, Write deletes what it wrote.
 func (st *StagedImport) Write(ctx context.Context, l *Log) (ImportResult, error) {
 	if st.events == 0 {
 		return ImportResult{}, fmt.Errorf("import into %s: %w: no events", l.URL(), ErrImportRefused)
@@ -195,27 +207,35 @@ func (st *StagedImport) Write(ctx context.Context, l *Log) (ImportResult, error)
 	if err := l.checkImportTarget(ctx); err != nil {
 		return ImportResult{}, err
 	}
-	if err := l.writeImport(ctx, st); err != nil {
+	segments, err := l.writeImport(ctx, st)
+	if err != nil {
 		return ImportResult{}, fmt.Errorf("import into %s: %w", l.URL(), err)
 	}
-	return ImportResult{Events: st.events, Segments: len(st.keys), Epochs: len(st.claims)}, nil
+	return ImportResult{Events: st.events, Segments: segments, Epochs: len(st.claims)}, nil
 }
 
-// writeImport uploads the staged segments, then the epoch objects. On a
-// failure it deletes what it wrote.
-func (l *Log) writeImport(ctx context.Context, st *StagedImport) error {
+// writeImport uploads the staged segments, each chunk's once it is
+// encoded, then the epoch objects, and returns the number of segments. On
+// a failure it deletes what it wrote.
+func (l *Log) writeImport(ctx context.Context, st *StagedImport) (segments int, err error) {
 	var written []string
-	err := func() error {
-		for _, key := range st.keys {
-			data, err := os.ReadFile(filepath.Join(st.dir, filepath.Base(key)))
-			if err != nil {
+	err = func() error {
+		for _, c := range st.chunks {
+			if err := c.wait(ctx); err != nil {
 				return err
 			}
-			if err := l.putKey(ctx, key, data); err != nil {
-				return err
+			for _, key := range c.keys {
+				data, err := os.ReadFile(filepath.Join(st.dir, filepath.Base(key)))
+				if err != nil {
+					return err
+				}
+				if err := l.putKey(ctx, key, data); err != nil {
+					return err
+				}
+				written = append(written, key)
 			}
-			written = append(written, key)
 		}
+		segments = len(written)
 		for _, c := range st.claims {
 			if err := l.ClaimEpoch(ctx, c); err != nil {
 				return err
@@ -225,13 +245,13 @@ func (l *Log) writeImport(ctx context.Context, st *StagedImport) error {
 		return nil
 	}()
 	if err == nil {
-		return nil
+		return segments, nil
 	}
 	dctx := context.WithoutCancel(ctx)
 	for _, key := range written {
 		if derr := l.store.delete(dctx, key); derr != nil && !errors.Is(derr, ErrNotFound) {
-			return fmt.Errorf("%w; and removing what was written: %v", err, derr)
+			return 0, fmt.Errorf("%w; and removing what was written: %v", err, derr)
 		}
 	}
-	return err
+	return 0, err
 }

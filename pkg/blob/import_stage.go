@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	goruntime "runtime"
 	"slices"
-	"sync"
 
 	"github.com/jobevent/jobevent/pkg/format"
 )
@@ -66,6 +65,14 @@ func (c *importCheck) check(e *format.Event) error {
 // JSON lines) and encoding overlap. The events held in memory are at most
 // those of the segment being read plus one segment per encoder (and a
 // copy of one that must be encoded whole again: see spoolChunk).
+//
+// StageImport returns once src is read and no error of its input can
+// remain: when the events of the segments still being encoded are all
+// ones that format.SegmentFits, it leaves their encoding under way, and
+// Write writes each segment as soon as it is encoded, so that the log's
+// writes overlap the encoding of the last segments. Otherwise it waits
+// for the encoders, and returns their error. An encoder left running can
+// fail only as a write can (the local disk, ctx), and Write reports that.
 func StageImport(ctx context.Context, src EventSource, opts ImportOptions) (*StagedImport, error) {
 	if opts.SegmentEvents <= 0 {
 		opts.SegmentEvents = DefaultImportSegmentEvents
@@ -86,11 +93,26 @@ func StageImport(ctx context.Context, src EventSource, opts ImportOptions) (*Sta
 // handed to an encoder while it is read. Its events are held in blocks of
 // stageRun events (the last may hold fewer), each sent on runs when it is
 // full; runs is closed when the chunk is complete, blocks then holding all
-// of them, or when reading failed, blocks then nil.
+// of them, or when reading failed, blocks then nil. The encoder sets keys
+// or err, then closes done.
 type stageChunk struct {
 	index  int
 	runs   chan []format.Event
 	blocks [][]format.Event
+
+	done chan struct{}
+	keys []string // the chunk's segments, in log order
+	err  error
+}
+
+// wait waits until c is encoded, or ctx is done, and returns the error.
+func (c *stageChunk) wait(ctx context.Context) error {
+	select {
+	case <-c.done:
+		return c.err
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
 }
 
 // stageRun is the number of events of a block: what stage hands an
@@ -105,12 +127,13 @@ type stageChunk struct {
 const stageRun = 16 * format.SegmentRun
 
 // stage reads src and hands its chunks to encoders that spool them as
-// segments into st.dir, encoding a chunk while it is read. An error of an
-// encoder is an error about earlier input than any error of reading, so
-// it wins, as it would if one goroutine did both.
+// segments into st.dir, encoding a chunk while it is read. Once src is
+// read it returns without waiting for the encoders if st.settled, and
+// otherwise waits for them. An error of an encoder is an error about
+// earlier input than any error of reading, so it wins, as it would if one
+// goroutine did both.
 func (st *StagedImport) stage(ctx context.Context, src EventSource, opts ImportOptions) error {
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
+	ctx, st.stop = context.WithCancelCause(ctx)
 	workers := max(1, goruntime.GOMAXPROCS(0)-1)
 	todo := make(chan *stageChunk, workers)
 	// The blocks of one chunk being read and one being encoded per
@@ -121,59 +144,80 @@ func (st *StagedImport) stage(ctx context.Context, src EventSource, opts ImportO
 	for range cap(free) {
 		free <- nil
 	}
-	var (
-		mu     sync.Mutex
-		keys   [][]string // per chunk
-		encErr error      // of the lowest chunk that failed
-		errAt  int
-		wg     sync.WaitGroup
-	)
 	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var buf bytes.Buffer
-			for c := range todo {
-				k, err := st.spoolChunk(ctx, &buf, c)
-				mu.Lock()
-				for len(keys) <= c.index {
-					keys = append(keys, nil)
-				}
-				keys[c.index] = k
-				if err != nil && (encErr == nil || c.index < errAt) {
-					encErr, errAt = err, c.index
-				}
-				mu.Unlock()
-				if err != nil {
-					cancel(err)
-				}
-				for _, b := range c.blocks {
-					free <- b[:0]
-				}
-			}
-		}()
+		st.encoders.Go(func() { st.encode(ctx, todo, free) })
 	}
 	r := stageReader{st: st, ctx: ctx, opts: opts, todo: todo, free: free}
 	err := r.read(src)
 	close(todo)
-	wg.Wait()
-	if encErr != nil {
-		return encErr
+	st.chunks = r.chunks
+	if err == nil && st.settled() {
+		return nil
 	}
-	if err != nil {
-		return err
+	st.encoders.Wait()
+	for _, c := range st.chunks {
+		if c.err != nil {
+			return c.err
+		}
 	}
-	for _, k := range keys {
-		st.keys = append(st.keys, k...)
+	return err
+}
+
+// encode spools the chunks of todo in turn and hands their blocks back to
+// free. The first failure stops the import.
+func (st *StagedImport) encode(ctx context.Context, todo <-chan *stageChunk, free chan<- []format.Event) {
+	var buf bytes.Buffer
+	for c := range todo {
+		if testHookEncode != nil {
+			testHookEncode(c.index)
+		}
+		c.keys, c.err = st.spoolChunk(ctx, &buf, c)
+		if c.err != nil {
+			st.stop(c.err)
+		}
+		close(c.done)
+		for _, b := range c.blocks {
+			free <- b[:0]
+		}
 	}
-	return nil
+}
+
+// testHookEncode, when set by a test, is called by an encoder before it
+// encodes the index-th chunk.
+var testHookEncode func(index int)
+
+// settled reports whether an import whose input has been read whole can
+// no longer fail on its input: no chunk has failed, and the events of the
+// chunks still being encoded are all ones that format.SegmentFits into
+// MaxSegmentBytes, which no encoder refuses.
+func (st *StagedImport) settled() bool {
+	for _, c := range st.chunks {
+		select {
+		case <-c.done:
+			if c.err != nil {
+				return false
+			}
+			continue
+		default:
+		}
+		for _, b := range c.blocks {
+			for i := range b {
+				if !format.SegmentFits(&b[i], maxSegmentBytes) {
+					return false
+				}
+			}
+		}
+	}
+	return true
 }
 
 // spoolChunk encodes c as it arrives and spools it as one segment, or, if
 // it could not be streamed (format.ErrNotStreamable) or fails or exceeds
 // MaxSegmentBytes as one, encodes it whole again with spool, which splits
 // it or reports its error as when nothing is streamed. A chunk whose
-// reading failed, or that arrives after a failure, is dropped.
+// reading failed is dropped (reading's error is the import's); one that
+// arrives after a failure or once the import is stopped fails with the
+// cause.
 func (st *StagedImport) spoolChunk(ctx context.Context, buf *bytes.Buffer, c *stageChunk) ([]string, error) {
 	buf.Reset()
 	stream := format.NewSegmentStream(buf)
@@ -183,8 +227,11 @@ func (st *StagedImport) spoolChunk(ctx context.Context, buf *bytes.Buffer, c *st
 			streaming = stream.Write(run) == nil
 		}
 	}
-	if c.blocks == nil || ctx.Err() != nil {
+	if c.blocks == nil {
 		return nil, nil
+	}
+	if ctx.Err() != nil {
+		return nil, context.Cause(ctx)
 	}
 	if streaming && stream.Close() == nil && buf.Len() <= maxSegmentBytes {
 		first, last := c.blocks[0], c.blocks[len(c.blocks)-1]
@@ -211,7 +258,7 @@ type stageReader struct {
 	events int              // events of the chunk
 	epoch  int32            // their epoch
 	cur    *stageChunk      // the chunk being read, once it is sent to todo
-	n      int              // chunks cut so far
+	chunks []*stageChunk    // every chunk sent to todo, in order
 }
 
 // read reads src to the end.
@@ -283,9 +330,10 @@ func (r *stageReader) send() error {
 		return nil
 	}
 	if r.cur == nil {
-		r.cur = &stageChunk{index: r.n, runs: make(chan []format.Event, cap(r.free))}
+		r.cur = &stageChunk{index: len(r.chunks), runs: make(chan []format.Event, cap(r.free)), done: make(chan struct{})}
 		select {
 		case r.todo <- r.cur:
+			r.chunks = append(r.chunks, r.cur)
 		case <-r.ctx.Done():
 			r.cur = nil
 			return context.Cause(r.ctx)
@@ -309,7 +357,6 @@ func (r *stageReader) cut() error {
 	r.cur.blocks = r.blocks
 	close(r.cur.runs)
 	r.cur, r.blocks, r.events = nil, nil, 0
-	r.n++
 	return nil
 }
 

@@ -277,7 +277,7 @@ func TestStageImport_Streamed(t *testing.T) {
 		}
 		defer st.Close()
 		files := make(map[string][]byte)
-		for _, key := range st.keys {
+		for _, key := range stagedKeys(t, st) {
 			data, err := os.ReadFile(filepath.Join(st.dir, filepath.Base(key)))
 			if err != nil {
 				t.Fatal(err)
@@ -343,8 +343,8 @@ func TestStageImport_ChunksOfWholeBlocks(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	if len(st.keys) != 7 {
-		t.Fatalf("segments = %d, want 7", len(st.keys))
+	if keys := stagedKeys(t, st); len(keys) != 7 {
+		t.Fatalf("segments = %d, want 7", len(keys))
 	}
 	l := memLog(t)
 	if _, err := st.Write(ctx, l); err != nil {
@@ -352,4 +352,17 @@ func TestStageImport_ChunksOfWholeBlocks(t *testing.T) {
 	}
 	got, _ := mustReadAll(t, l, ReaderOptions{})
 	assertEvents(t, got, events)
+}
+
+// stagedKeys waits until st is encoded and returns its segments' keys.
+func stagedKeys(t *testing.T, st *StagedImport) []string {
+	t.Helper()
+	var keys []string
+	for _, c := range st.chunks {
+		if err := c.wait(ctx); err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, c.keys...)
+	}
+	return keys
 }
