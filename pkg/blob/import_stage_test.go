@@ -51,6 +51,30 @@ func watchedLog(t *testing.T) (*Log, <-chan string) {
 	return l, s.created
 }
 
+// writeHeld stages events, a chunk of stageRun events each, with the last
+// chunk held (stageCtx is StageImport's context), and starts writing them
+// into the log it returns; done receives Write's error. The staged import
+// is released and closed when the test ends.
+func writeHeld(t *testing.T, stageCtx context.Context, events []format.Event) (l *Log, created <-chan string, done <-chan error, release func()) {
+	t.Helper()
+	release = holdChunk(t, (len(events)-1)/stageRun)
+	src := sliceSource(append([]format.Event(nil), events...))
+	st, err := StageImport(stageCtx, &src, ImportOptions{SegmentEvents: stageRun})
+	if err != nil {
+		release()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	t.Cleanup(release) // cleanups run last first: released before closed
+	l, created = watchedLog(t)
+	errc := make(chan error, 1)
+	go func() {
+		_, err := st.Write(ctx, l)
+		errc <- err
+	}()
+	return l, created, errc, release
+}
+
 // TestStagedImport_WritesWhileEncoding: StageImport returns while the last
 // segment is still being encoded, Write writes the segments before it
 // meanwhile and the last one once it is encoded, and every segment holds
@@ -58,21 +82,7 @@ func watchedLog(t *testing.T) (*Log, <-chan string) {
 func TestStagedImport_WritesWhileEncoding(t *testing.T) {
 	const chunks = 5
 	events := numbered(genEvents(chunks*stageRun, 31), 1, 1)
-	release := holdChunk(t, chunks-1)
-	src := sliceSource(append([]format.Event(nil), events...))
-	st, err := StageImport(ctx, &src, ImportOptions{SegmentEvents: stageRun})
-	if err != nil {
-		release()
-		t.Fatal(err)
-	}
-	defer st.Close()
-	defer release()
-	l, created := watchedLog(t)
-	done := make(chan error, 1)
-	go func() {
-		_, err := st.Write(ctx, l)
-		done <- err
-	}()
+	l, created, done, release := writeHeld(t, ctx, events)
 	var keys []string
 	for i := range chunks {
 		part := events[i*stageRun : (i+1)*stageRun]
@@ -113,24 +123,9 @@ func TestStagedImport_WritesWhileEncoding(t *testing.T) {
 // Write, which removes what it wrote.
 func TestStagedImport_FailsWhileWriting(t *testing.T) {
 	const chunks = 3
-	events := numbered(genEvents(chunks*stageRun, 32), 1, 1)
-	release := holdChunk(t, chunks-1)
 	stageCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	src := sliceSource(events)
-	st, err := StageImport(stageCtx, &src, ImportOptions{SegmentEvents: stageRun})
-	if err != nil {
-		release()
-		t.Fatal(err)
-	}
-	defer st.Close()
-	defer release()
-	l, created := watchedLog(t)
-	done := make(chan error, 1)
-	go func() {
-		_, err := st.Write(ctx, l)
-		done <- err
-	}()
+	l, created, done, release := writeHeld(t, stageCtx, numbered(genEvents(chunks*stageRun, 32), 1, 1))
 	for range chunks - 1 {
 		<-created
 	}
@@ -139,12 +134,7 @@ func TestStagedImport_FailsWhileWriting(t *testing.T) {
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Fatalf("Write: err %v, want context.Canceled", err)
 	}
-	if segs, _ := l.Segments(ctx); len(segs) != 0 {
-		t.Fatalf("segments left: %v", segs)
-	}
-	if e, _ := l.newestEpoch(ctx); e != 0 {
-		t.Fatalf("epoch %d claimed", e)
-	}
+	assertNoLog(t, l)
 }
 
 // TestStagedImport_Settled: once the input is read, StageImport leaves

@@ -58,12 +58,7 @@ func TestImport_RefusedBeforeWriting(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err = %v, want it to say %q", err, tc.want)
 			}
-			if segs, _ := l.Segments(ctx); len(segs) != 0 {
-				t.Fatalf("segments written: %v", segs)
-			}
-			if e, _ := l.newestEpoch(ctx); e != 0 {
-				t.Fatalf("epoch %d claimed", e)
-			}
+			assertNoLog(t, l)
 			events := importEvents()
 			src = sliceSource(append([]format.Event(nil), events...))
 			if _, err := Import(ctx, l, &src, ImportOptions{SegmentEvents: 10}); err != nil {
@@ -167,6 +162,12 @@ func TestImport_BadLastEvent(t *testing.T) {
 	if !errors.Is(err, bad) {
 		t.Fatalf("err = %v, want %v", err, bad)
 	}
+	assertNoLog(t, l)
+}
+
+// assertNoLog fails t unless l holds no segments and no epoch objects.
+func assertNoLog(t *testing.T, l *Log) {
+	t.Helper()
 	if segs, _ := l.Segments(ctx); len(segs) != 0 {
 		t.Fatalf("segments written: %v", segs)
 	}
