@@ -220,19 +220,18 @@ func (st *StagedImport) Write(ctx context.Context, l *Log) (ImportResult, error)
 func (l *Log) writeImport(ctx context.Context, st *StagedImport) (segments int, err error) {
 	var written []string
 	err = func() error {
-		for _, c := range st.chunks {
-			if err := c.wait(ctx); err != nil {
+		for i := 0; i < len(st.chunks); {
+			if err := st.chunks[i].wait(ctx); err != nil {
 				return err
 			}
-			for _, key := range c.keys {
-				data, err := os.ReadFile(filepath.Join(st.dir, filepath.Base(key)))
-				if err != nil {
-					return err
-				}
-				if err := l.putKey(ctx, key, data); err != nil {
-					return err
-				}
-				written = append(written, key)
+			var keys []string // of chunk i and the encoded ones after it
+			for ; i < len(st.chunks) && st.chunks[i].encoded(); i++ {
+				keys = append(keys, st.chunks[i].keys...)
+			}
+			n, err := l.putStaged(ctx, st, keys)
+			written = append(written, keys[:n]...)
+			if err != nil {
+				return err
 			}
 		}
 		segments = len(written)
@@ -254,4 +253,79 @@ func (l *Log) writeImport(ctx context.Context, st *StagedImport) (segments int, 
 		}
 	}
 	return 0, err
+}
+
+// preparer is an objectStore that can write an object's data before it
+// creates the object: fileStore.prepare.
+type preparer interface {
+	prepare(ctx context.Context, key string, data []byte) (publish func() error, discard func(), err error)
+}
+
+// putAhead is the most staged segments whose data putStaged writes and
+// syncs at once.
+const putAhead = 4
+
+// putStaged uploads the staged segments of keys in order and returns how
+// many it wrote. On a preparer (file://) the data of up to putAhead of
+// them is written and synced at once, and each is then created in order:
+// readers see them appear one after the other, as with one put after
+// another, and the syncs overlap.
+func (l *Log) putStaged(ctx context.Context, st *StagedImport, keys []string) (int, error) {
+	p, ok := l.store.(preparer)
+	for i := 0; i < len(keys); {
+		group := keys[i:min(i+putAhead, len(keys))]
+		if !ok {
+			group = group[:1]
+		}
+		n, err := l.putGroup(ctx, p, st, group)
+		if i += n; err != nil {
+			return i, err
+		}
+	}
+	return len(keys), nil
+}
+
+// putGroup uploads the staged segments of keys, preparing them together
+// on p unless p is nil, and returns how many it wrote.
+func (l *Log) putGroup(ctx context.Context, p preparer, st *StagedImport, keys []string) (int, error) {
+	type staged struct {
+		data    []byte
+		publish func() error
+		discard func()
+		err     error
+	}
+	out := make([]staged, len(keys))
+	var wg sync.WaitGroup
+	for i, key := range keys {
+		wg.Go(func() {
+			s := &out[i]
+			if s.data, s.err = os.ReadFile(filepath.Join(st.dir, filepath.Base(key))); s.err != nil || p == nil {
+				return
+			}
+			if s.publish, s.discard, s.err = p.prepare(ctx, key, s.data); s.err != nil {
+				s.err = fmt.Errorf("write segment: %w", s.err)
+			}
+		})
+	}
+	wg.Wait()
+	for _, s := range out {
+		if s.discard != nil {
+			defer s.discard()
+		}
+	}
+	for i, key := range keys {
+		s := &out[i]
+		err := s.err
+		if err == nil && p == nil {
+			err = l.putKey(ctx, key, s.data)
+		} else if err == nil {
+			if err = l.keptIfSame(ctx, key, s.data, s.publish()); err != nil {
+				err = fmt.Errorf("write segment: %w", err)
+			}
+		}
+		if err != nil {
+			return i, err
+		}
+	}
+	return len(keys), nil
 }

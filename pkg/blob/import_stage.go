@@ -115,6 +115,16 @@ func (c *stageChunk) wait(ctx context.Context) error {
 	}
 }
 
+// encoded reports whether c is encoded, without error.
+func (c *stageChunk) encoded() bool {
+	select {
+	case <-c.done:
+		return c.err == nil
+	default:
+		return false
+	}
+}
+
 // stageRun is the number of events of a block: what stage hands an
 // encoder at a time. It is a multiple of format.SegmentRun, and small
 // enough that the encoder reads the events soon after they were parsed,

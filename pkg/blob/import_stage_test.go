@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -211,5 +214,57 @@ func TestImport_LateErrorWritesNothing(t *testing.T) {
 			default:
 			}
 		})
+	}
+}
+
+// TestImport_FileGroups: into a file:// log, whose segments' data is
+// written and synced several at a time, import writes the segments
+// EncodeSegment writes; a segment that cannot be created (a directory
+// holds its name) fails the import, which leaves no segment, epoch object
+// or temporary file behind.
+func TestImport_FileGroups(t *testing.T) {
+	const chunks = 2*putAhead + 1
+	events := numbered(genEvents(chunks*stageRun, 35), 1, 1)
+	keyOf := func(i int) string {
+		return FormatSegmentName(1, int64(i*stageRun+1), int64((i+1)*stageRun))
+	}
+	open := func() *Log {
+		l, err := Create(ctx, t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { l.Close() })
+		return l
+	}
+	l := open()
+	src := sliceSource(append([]format.Event(nil), events...))
+	if res, err := Import(ctx, l, &src, ImportOptions{SegmentEvents: stageRun}); err != nil || res.Segments != chunks {
+		t.Fatalf("import = %+v, %v; want %d segments", res, err, chunks)
+	}
+	var buf bytes.Buffer
+	for i := range chunks {
+		buf.Reset()
+		if err := format.EncodeSegment(&buf, events[i*stageRun:(i+1)*stageRun]); err != nil {
+			t.Fatal(err)
+		}
+		if data, err := l.store.get(ctx, keyOf(i)); err != nil || !bytes.Equal(data, buf.Bytes()) {
+			t.Errorf("segment %s: %d bytes, %v; want EncodeSegment's %d", keyOf(i), len(data), err, buf.Len())
+		}
+	}
+
+	l = open()
+	fs := l.store.(*fileStore)
+	if err := os.MkdirAll(fs.path(keyOf(putAhead+1)), 0o777); err != nil {
+		t.Fatal(err)
+	}
+	src = sliceSource(events)
+	_, err := Import(ctx, l, &src, ImportOptions{SegmentEvents: stageRun})
+	if err == nil || !strings.Contains(err.Error(), keyOf(putAhead+1)) {
+		t.Fatalf("import over a directory in %s's place: err %v", keyOf(putAhead+1), err)
+	}
+	assertNoLog(t, l)
+	names, err := filepath.Glob(filepath.Join(fs.root, "events", "*"+tmpExt))
+	if err != nil || len(names) > 0 {
+		t.Fatalf("temporary files left: %v %v", names, err)
 	}
 }
