@@ -29,11 +29,11 @@ func newImportCommand() *cli.Command {
 			"one epochs/ object per epoch. It does not judge the job (that is \"jobevent validate\"), but\n" +
 			"refuses input that would not read back as the same log: a first seq other than 1, a seq\n" +
 			"repeated or skipped, an epoch going back, a time or an event a segment cannot hold. All of\n" +
-			"it is read once, checked and encoded (into a temporary directory) before anything is\n" +
-			"written, and a failed write removes what it wrote; a log that already holds events is\n" +
-			"refused. The summary\n" +
-			"goes to stderr (--format json: a JSON object on stdout; --quiet: none). On a terminal a\n" +
-			"progress bar shows the bytes read.",
+			"it is read once and checked before anything is written, and encoded into a temporary\n" +
+			"directory (the last segments may still be encoding while the first are written, once\n" +
+			"nothing in them can be refused); a failed write removes what it wrote, and a log that\n" +
+			"already holds events is refused. The summary goes to stderr (--format json: a JSON object\n" +
+			"on stdout; --quiet: none). On a terminal a progress bar shows the bytes read.",
 		Flags:  withFlinkFlags(formatFlag("table", "json"), quietFlag()),
 		Action: runImport,
 	}
@@ -73,8 +73,10 @@ func runImport(c *cli.Context) error {
 	}
 	defer src.Close()
 	printNotices(c.App.ErrWriter, src.Notices())
-	// The input is read, checked and encoded whole before the log is
-	// touched, so that a bad line never leaves a half-imported log behind.
+	// The input is read and checked whole before the log is touched, so
+	// that a bad line never leaves a half-imported log behind; Write
+	// writes the segments as their encoding, which can no longer refuse
+	// anything, ends.
 	defer relaxGC()()
 	staged, err := blob.StageImport(c.Context, src, blob.ImportOptions{})
 	p.Done()

@@ -93,6 +93,21 @@ func TestImport_BadInput(t *testing.T) {
 	runCLI(t, "import", logPath("healthy.jsonl"), "gopher://x").wantOneLineError(t, 2, "gopher")
 }
 
+// TestImport_TimeOutOfRange: a time that a segment cannot hold, found by
+// the encoder rather than the reader, fails the import with one line that
+// names the event once and writes nothing.
+func TestImport_TimeOutOfRange(t *testing.T) {
+	in := strings.Replace(readLog(t, "healthy.jsonl"), `{"seq":29,"time":"2026-12-02T10:00:02.524000000Z"`,
+		`{"seq":29,"time":"2300-01-01T00:00:00Z"`, 1)
+	dir := filepath.Join(t.TempDir(), "log")
+	r := runCLIWith(t, t.Context(), in, "import", "-", dir)
+	r.wantOneLineError(t, 2, "epoch 1: encode segment: seq 29: time 2300-01-01T00:00:00Z: time out of range")
+	if n := strings.Count(r.stderr, "encode segment"); n != 1 {
+		t.Errorf("stderr = %q says \"encode segment\" %d times, want once", r.stderr, n)
+	}
+	runCLI(t, "dump", dir).wantOneLineError(t, 2, "no event log at")
+}
+
 // TestRelaxGC: import raises the collector's target while it runs and puts
 // the previous one back, and leaves it alone when GOGC is set.
 func TestRelaxGC(t *testing.T) {

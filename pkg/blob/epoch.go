@@ -86,7 +86,13 @@ func (l *Log) claimOnce(ctx context.Context, key string, data []byte) error {
 // the same bytes is success (the write is idempotent); with other bytes it
 // is ErrExists.
 func (l *Log) createOnce(ctx context.Context, key string, data []byte, contentType string) error {
-	err := l.store.create(ctx, key, data, contentType)
+	return l.keptIfSame(ctx, key, data, l.store.create(ctx, key, data, contentType))
+}
+
+// keptIfSame returns err, the error of creating key with data, unless it
+// says that key exists: then nil when key holds data, and an error
+// wrapping ErrExists when it holds other bytes.
+func (l *Log) keptIfSame(ctx context.Context, key string, data []byte, err error) error {
 	if !errors.Is(err, errKeyTaken) {
 		return err
 	}

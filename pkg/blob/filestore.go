@@ -33,36 +33,52 @@ func (s *fileStore) path(key string) string {
 }
 
 func (s *fileStore) create(ctx context.Context, key string, data []byte, contentType string) error {
+	publish, discard, err := s.prepare(ctx, key, data)
+	if err != nil {
+		return err
+	}
+	defer discard()
+	return publish()
+}
+
+// prepare is create's first half: it writes and syncs data in a temporary
+// file next to key, which no reader lists. publish creates key from it as
+// create does, and discard removes the temporary file; discard must be
+// called, after publish or instead of it. Several objects' data may be
+// prepared at once, so that their syncs overlap, and published in order.
+func (s *fileStore) prepare(ctx context.Context, key string, data []byte) (publish func() error, discard func(), err error) {
 	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("write %s: %w", key, err)
+		return nil, nil, fmt.Errorf("write %s: %w", key, err)
 	}
 	final := s.path(key)
 	dir := filepath.Dir(final)
 	if err := os.MkdirAll(dir, 0o777); err != nil {
-		return fmt.Errorf("write %s: %w", key, err)
+		return nil, nil, fmt.Errorf("write %s: %w", key, err)
 	}
 	tmp, err := writeTemp(final, data)
 	if err != nil {
-		return fmt.Errorf("write %s: %w", key, err)
+		return nil, nil, fmt.Errorf("write %s: %w", key, err)
 	}
-	defer os.Remove(tmp)
-	err = os.Link(tmp, final)
-	switch {
-	case errors.Is(err, fs.ErrExist):
-		return fmt.Errorf("write %s: %w", key, errKeyTaken)
-	case isNoHardLinks(err):
-		err = createExclusive(final, data)
-		if errors.Is(err, fs.ErrExist) {
+	publish = func() error {
+		err := os.Link(tmp, final)
+		switch {
+		case errors.Is(err, fs.ErrExist):
 			return fmt.Errorf("write %s: %w", key, errKeyTaken)
+		case isNoHardLinks(err):
+			err = createExclusive(final, data)
+			if errors.Is(err, fs.ErrExist) {
+				return fmt.Errorf("write %s: %w", key, errKeyTaken)
+			}
 		}
+		if err != nil {
+			return fmt.Errorf("write %s: %w", key, err)
+		}
+		if err := syncDir(dir); err != nil {
+			return fmt.Errorf("write %s: sync directory: %w", key, err)
+		}
+		return nil
 	}
-	if err != nil {
-		return fmt.Errorf("write %s: %w", key, err)
-	}
-	if err := syncDir(dir); err != nil {
-		return fmt.Errorf("write %s: sync directory: %w", key, err)
-	}
-	return nil
+	return publish, func() { os.Remove(tmp) }, nil
 }
 
 // list lists prefix as bucketStore does, once the directory that holds it

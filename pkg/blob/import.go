@@ -5,11 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
-	goruntime "runtime"
-	"slices"
 	"sync"
 
 	"github.com/jobevent/jobevent/internal/human"
@@ -33,7 +30,7 @@ func (l *Log) WriteSegment(ctx context.Context, events []format.Event) (string, 
 	}
 	var buf bytes.Buffer
 	if err := format.EncodeSegment(&buf, events); err != nil {
-		return "", fmt.Errorf("encode segment of epoch %d seq %d: %w", events[0].Epoch, events[0].Seq, err)
+		return "", fmt.Errorf("epoch %d: %w", events[0].Epoch, err)
 	}
 	if buf.Len() > maxSegmentBytes {
 		return "", fmt.Errorf("write segment of epoch %d seq %d to %d: %d bytes: %w (at most %d bytes)",
@@ -138,9 +135,10 @@ var ErrImportRefused = errors.New("jobevent/blob: import refused")
 // claimed them.
 //
 // Import is StageImport followed by StagedImport.Write: nothing is written
-// to l unless all of src reads, checks and encodes, and a failed write
-// removes what it wrote, so a fixed import can be run again. Import does
-// not judge the log's events beyond what StageImport checks: validate does.
+// to l unless all of src reads and checks and no error of its input can
+// remain, and a failed write removes what it wrote, so a fixed import can
+// be run again. Import does not judge the log's events beyond what
+// StageImport checks: validate does.
 func Import(ctx context.Context, l *Log, src EventSource, opts ImportOptions) (ImportResult, error) {
 	if err := l.checkImportTarget(ctx); err != nil {
 		return ImportResult{}, err
@@ -172,26 +170,36 @@ func (l *Log) checkImportTarget(ctx context.Context) error {
 	return nil
 }
 
-// StagedImport is an import that has been read, checked and encoded into a
-// local temporary directory, and not yet written to any log. Its methods
-// must not be called concurrently.
+// StagedImport is an import that has been read and checked, and is
+// encoded, or still being encoded, into a local temporary directory; it
+// is not yet written to any log. Its methods must not be called
+// concurrently.
 type StagedImport struct {
 	dir    string
-	keys   []string // segment keys in log order; the files in dir bear their base names
+	chunks []*stageChunk // in log order; their files in dir bear their keys' base names
 	claims []EpochInfo
 	events int64
+
+	stop     context.CancelCauseFunc // stops the encoders
+	encoders sync.WaitGroup
 }
 
 // Events returns the number of events staged.
 func (st *StagedImport) Events() int64 { return st.events }
 
-// Close removes the staged segments.
-func (st *StagedImport) Close() error { return os.RemoveAll(st.dir) }
+// Close stops any encoding still under way and removes the staged
+// segments.
+func (st *StagedImport) Close() error {
+	st.stop(errors.New("staged import closed"))
+	st.encoders.Wait()
+	return os.RemoveAll(st.dir)
+}
 
-// Write writes the staged segments to l, then the epoch objects, and
-// returns what it wrote. l must hold no events and no epoch objects yet
-// (ErrLogExists otherwise); staged input of no events is refused
-// (ErrImportRefused). On a failure Write deletes what it wrote.
+// Write writes the staged segments to l in order, each once it is
+// encoded, then the epoch objects, and returns what it wrote. l must hold
+// no events and no epoch objects yet (ErrLogExists otherwise); staged
+// input of no events is refused (ErrImportRefused). On a failure,
+// encoding's included, Write deletes what it wrote.
 func (st *StagedImport) Write(ctx context.Context, l *Log) (ImportResult, error) {
 	if st.events == 0 {
 		return ImportResult{}, fmt.Errorf("import into %s: %w: no events", l.URL(), ErrImportRefused)
@@ -199,391 +207,34 @@ func (st *StagedImport) Write(ctx context.Context, l *Log) (ImportResult, error)
 	if err := l.checkImportTarget(ctx); err != nil {
 		return ImportResult{}, err
 	}
-	if err := l.writeImport(ctx, st); err != nil {
+	segments, err := l.writeImport(ctx, st)
+	if err != nil {
 		return ImportResult{}, fmt.Errorf("import into %s: %w", l.URL(), err)
 	}
-	return ImportResult{Events: st.events, Segments: len(st.keys), Epochs: len(st.claims)}, nil
+	return ImportResult{Events: st.events, Segments: segments, Epochs: len(st.claims)}, nil
 }
 
-// importCheck holds what StageImport knows of the events so far.
-type importCheck struct {
-	n          int64
-	prev       format.Event
-	epochStart int64 // first seq of prev's epoch
-}
-
-// check refuses e when the events so far and e would not read back as
-// one log.
-func (c *importCheck) check(e *format.Event) error {
-	c.n++
-	p := &c.prev
-	switch {
-	case e.Epoch < 1 || e.Seq < 1:
-		return fmt.Errorf("%w: event %d has epoch %d seq %d: both must be at least 1", ErrImportRefused, c.n, e.Epoch, e.Seq)
-	case c.n == 1 && e.Seq != 1:
-		return fmt.Errorf("%w: the first event has seq %d: a log starts at seq 1", ErrImportRefused, e.Seq)
-	case c.n == 1:
-		c.epochStart = e.Seq
-	case e.Epoch == p.Epoch && e.Seq != p.Seq+1:
-		return fmt.Errorf("%w: seq %d follows seq %d in epoch %d: seqs increase by 1, without gaps or repeats", ErrImportRefused, e.Seq, p.Seq, e.Epoch)
-	case e.Epoch < p.Epoch:
-		return fmt.Errorf("%w: seq %d is of epoch %d, after epoch %d: epochs never go back", ErrImportRefused, e.Seq, e.Epoch, p.Epoch)
-	case e.Epoch > p.Epoch && (e.Seq > p.Seq+1 || e.Seq < c.epochStart):
-		return fmt.Errorf("%w: epoch %d starts at seq %d after seq %d of epoch %d (which started at seq %d): a new epoch starts at or before the seq after the last, and not before its predecessor's start",
-			ErrImportRefused, e.Epoch, e.Seq, p.Seq, p.Epoch, c.epochStart)
-	case e.Epoch > p.Epoch:
-		c.epochStart = e.Seq
-	}
-	c.prev.Seq, c.prev.Epoch = e.Seq, e.Epoch
-	return nil
-}
-
-// StageImport reads src to the end, checks it and encodes its segments
-// into a new local temporary directory, writing nothing to any log: the
-// staged import is written with StagedImport.Write, and must be closed.
-// It refuses (ErrImportRefused) a first seq other than 1, a seq that does
-// not follow its predecessor in the same epoch, an epoch that goes back,
-// and a new epoch that starts after a gap or before the previous epoch's
-// start (a fenced master's rows, which follow on in their own epoch, are
-// fine); a time outside what a segment can hold (format.ErrTimeRange), an
-// event too large for a segment (ErrSegmentTooLarge) and an error of src
-// fail it too. Input of no events stages (Events is 0), and Write refuses
-// it.
-//
-// src is read on the calling goroutine while its segments are encoded on
-// others (GOMAXPROCS-1 encoders, at least one, each writing a segment's
-// list columns on a second goroutine: format.SegmentStream), each segment
-// from its first few thousand events on, so that reading (parsing, for
-// JSON lines) and encoding overlap. The events held in memory are at most
-// those of the segment being read plus one segment per encoder (and a
-// copy of one that must be encoded whole again: see spoolChunk).
-func StageImport(ctx context.Context, src EventSource, opts ImportOptions) (*StagedImport, error) {
-	if opts.SegmentEvents <= 0 {
-		opts.SegmentEvents = DefaultImportSegmentEvents
-	}
-	dir, err := os.MkdirTemp("", "jobevent-import-*")
-	if err != nil {
-		return nil, err
-	}
-	st := &StagedImport{dir: dir}
-	if err := st.stage(ctx, src, opts); err != nil {
-		st.Close()
-		return nil, err
-	}
-	return st, nil
-}
-
-// stageChunk is a run of events of one epoch, the index-th cut by stage,
-// handed to an encoder while it is read. Its events are held in blocks of
-// stageRun events (the last may hold fewer), each sent on runs when it is
-// full; runs is closed when the chunk is complete, blocks then holding all
-// of them, or when reading failed, blocks then nil.
-type stageChunk struct {
-	index  int
-	runs   chan []format.Event
-	blocks [][]format.Event
-}
-
-// stageRun is the number of events of a block: what stage hands an
-// encoder at a time. It is a multiple of format.SegmentRun, and small
-// enough that the encoder reads the events soon after they were parsed,
-// from the CPU's caches, and that a new block is filled before a
-// collection that starts meanwhile scans much of it: scanning pages never
-// written maps them to the shared zero page, and the reader's writes then
-// fault each one again, each fault interrupting the other CPU to flush
-// its TLB (segment-sized buffers spent about 5% of an import's CPU time
-// on that).
-const stageRun = 16 * format.SegmentRun
-
-// stage reads src and hands its chunks to encoders that spool them as
-// segments into st.dir, encoding a chunk while it is read. An error of an
-// encoder is an error about earlier input than any error of reading, so
-// it wins, as it would if one goroutine did both.
-func (st *StagedImport) stage(ctx context.Context, src EventSource, opts ImportOptions) error {
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	workers := max(1, goruntime.GOMAXPROCS(0)-1)
-	todo := make(chan *stageChunk, workers)
-	// The blocks of one chunk being read and one being encoded per
-	// worker: a reader that gets a whole chunk ahead waits, leaving the
-	// CPUs to encoding.
-	perChunk := (opts.SegmentEvents + stageRun - 1) / stageRun
-	free := make(chan []format.Event, (workers+1)*perChunk)
-	for range cap(free) {
-		free <- nil
-	}
-	var (
-		mu     sync.Mutex
-		keys   [][]string // per chunk
-		encErr error      // of the lowest chunk that failed
-		errAt  int
-		wg     sync.WaitGroup
-	)
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var buf bytes.Buffer
-			for c := range todo {
-				k, err := st.spoolChunk(ctx, &buf, c)
-				mu.Lock()
-				for len(keys) <= c.index {
-					keys = append(keys, nil)
-				}
-				keys[c.index] = k
-				if err != nil && (encErr == nil || c.index < errAt) {
-					encErr, errAt = err, c.index
-				}
-				mu.Unlock()
-				if err != nil {
-					cancel(err)
-				}
-				for _, b := range c.blocks {
-					free <- b[:0]
-				}
-			}
-		}()
-	}
-	r := stageReader{st: st, ctx: ctx, opts: opts, todo: todo, free: free}
-	err := r.read(src)
-	close(todo)
-	wg.Wait()
-	if encErr != nil {
-		return encErr
-	}
-	if err != nil {
-		return err
-	}
-	for _, k := range keys {
-		st.keys = append(st.keys, k...)
-	}
-	return nil
-}
-
-// spoolChunk encodes c as it arrives and spools it as one segment, or, if
-// it could not be streamed (format.ErrNotStreamable) or fails or exceeds
-// MaxSegmentBytes as one, encodes it whole again with spool, which splits
-// it or reports its error as when nothing is streamed. A chunk whose
-// reading failed, or that arrives after a failure, is dropped.
-func (st *StagedImport) spoolChunk(ctx context.Context, buf *bytes.Buffer, c *stageChunk) ([]string, error) {
-	buf.Reset()
-	stream := format.NewSegmentStream(buf)
-	streaming := true
-	for run := range c.runs {
-		if streaming && ctx.Err() == nil {
-			streaming = stream.Write(run) == nil
-		}
-	}
-	if c.blocks == nil || ctx.Err() != nil {
-		return nil, nil
-	}
-	if streaming && stream.Close() == nil && buf.Len() <= maxSegmentBytes {
-		first, last := c.blocks[0], c.blocks[len(c.blocks)-1]
-		key, err := st.spoolFile(&first[0], &last[len(last)-1], buf.Bytes())
-		if err != nil {
-			return nil, err
-		}
-		return []string{key}, nil
-	}
-	return st.spool(buf, slices.Concat(c.blocks...))
-}
-
-// stageReader is stage's reading side: it checks the events of src and
-// sends them to todo in chunks, taking the blocks for them from free.
-type stageReader struct {
-	st   *StagedImport
-	ctx  context.Context
-	opts ImportOptions
-	todo chan<- *stageChunk
-	free <-chan []format.Event
-
-	block  []format.Event   // the block being filled
-	blocks [][]format.Event // the chunk's blocks, block last
-	events int              // events of the chunk
-	epoch  int32            // their epoch
-	cur    *stageChunk      // the chunk being read, once it is sent to todo
-	n      int              // chunks cut so far
-}
-
-// read reads src to the end.
-func (r *stageReader) read(src EventSource) error {
-	defer r.abandon()
-	var (
-		chk     importCheck
-		st      = r.st
-		masters = make(map[int32]bool)
-	)
-	next := nextFunc(src)
-	for {
-		if len(r.block) == cap(r.block) {
-			if err := r.take(); err != nil {
-				return err
-			}
-		}
-		// The event is read into the block's next slot; one that starts
-		// the next chunk moves to a block of that chunk.
-		k := len(r.block)
-		r.block = r.block[:k+1]
-		e := &r.block[k]
-		if err := next(e); err != nil {
-			r.block = r.block[:k]
-			if err == io.EOF {
-				break
-			}
-			return err
-		}
-		if err := chk.check(e); err != nil {
-			return err
-		}
-		if r.events > 0 && (r.events >= r.opts.SegmentEvents || e.Epoch != r.epoch) {
-			first := *e
-			r.block = r.block[:k]
-			if err := r.cut(); err != nil {
-				return err
-			}
-			if k > 0 { // with k == 0 the block holds nothing: the next chunk takes it
-				if err := r.take(); err != nil {
-					return err
-				}
-			}
-			r.block = append(r.block, first)
-			e = &r.block[0]
-		}
-		r.events, r.epoch = r.events+1, e.Epoch
-		if len(r.block) == stageRun {
-			if err := r.send(); err != nil {
-				return err
-			}
-		}
-		if k := len(st.claims); k == 0 || st.claims[k-1].Epoch != e.Epoch {
-			st.claims = append(st.claims, EpochInfo{Epoch: e.Epoch, StartSeq: e.Seq})
-		}
-		if e.Kind == format.KindMasterStarted && !masters[e.Epoch] {
-			masters[e.Epoch] = true
-			st.claims[len(st.claims)-1].Master = e.Master
-		}
-		st.events++
-	}
-	return r.cut()
-}
-
-// send sends the block being filled to the chunk's encoder, first handing
-// the chunk to one if it has none yet.
-func (r *stageReader) send() error {
-	if len(r.block) == 0 {
-		return nil
-	}
-	if r.cur == nil {
-		r.cur = &stageChunk{index: r.n, runs: make(chan []format.Event, cap(r.free))}
-		select {
-		case r.todo <- r.cur:
-		case <-r.ctx.Done():
-			r.cur = nil
-			return context.Cause(r.ctx)
-		}
-	}
-	r.cur.runs <- r.block // never blocks: runs holds every block there is
-	r.blocks = append(r.blocks, r.block)
-	r.block = r.block[len(r.block):] // full: the next event takes a new block
-	return nil
-}
-
-// cut completes the chunk: its last block goes to the encoder however
-// full it is.
-func (r *stageReader) cut() error {
-	if err := r.send(); err != nil {
-		return err
-	}
-	if r.cur == nil {
-		return nil // no events
-	}
-	r.cur.blocks = r.blocks
-	close(r.cur.runs)
-	r.cur, r.blocks, r.events = nil, nil, 0
-	r.n++
-	return nil
-}
-
-// take takes an empty block from free, allocating it on first use.
-func (r *stageReader) take() error {
-	select {
-	case r.block = <-r.free:
-		if r.block == nil {
-			r.block = make([]format.Event, 0, stageRun)
-		}
-		return nil
-	case <-r.ctx.Done():
-		return context.Cause(r.ctx)
-	}
-}
-
-// abandon closes the runs of a chunk that reading left incomplete, so
-// that its encoder drops it.
-func (r *stageReader) abandon() {
-	if r.cur != nil {
-		close(r.cur.runs)
-		r.cur = nil
-	}
-}
-
-// intoSource is an EventSource that can decode an event in place, as a
-// JSONL file's does (logsource): StageImport then reads each event into
-// its block directly, without the copies of returning it.
-type intoSource interface {
-	NextInto(e *format.Event) error
-}
-
-// nextFunc returns the function that reads the next event of src into *e.
-func nextFunc(src EventSource) func(e *format.Event) error {
-	if s, ok := src.(intoSource); ok {
-		return s.NextInto
-	}
-	return func(e *format.Event) (err error) {
-		*e, err = src.Next()
-		return err
-	}
-}
-
-// spool encodes events as one segment, or several when one would exceed
-// MaxSegmentBytes, into files of st.dir, and returns their keys in order.
-func (st *StagedImport) spool(buf *bytes.Buffer, events []format.Event) ([]string, error) {
-	var keys []string
-	err := encodeCapped(buf, events, func(part []format.Event, data []byte) error {
-		key, err := st.spoolFile(&part[0], &part[len(part)-1], data)
-		if err != nil {
-			return err
-		}
-		keys = append(keys, key)
-		return nil
-	})
-	return keys, err
-}
-
-// spoolFile writes data, the segment of the events from first to last,
-// into a file of st.dir and returns its key.
-func (st *StagedImport) spoolFile(first, last *format.Event, data []byte) (string, error) {
-	key := FormatSegmentName(first.Epoch, first.Seq, last.Seq)
-	if err := os.WriteFile(filepath.Join(st.dir, filepath.Base(key)), data, 0o600); err != nil {
-		return "", fmt.Errorf("spool %s: %w", key, err)
-	}
-	return key, nil
-}
-
-// writeImport uploads the staged segments, then the epoch objects. On a
-// failure it deletes what it wrote.
-func (l *Log) writeImport(ctx context.Context, st *StagedImport) error {
+// writeImport uploads the staged segments, each chunk's once it is
+// encoded, then the epoch objects, and returns the number of segments. On
+// a failure it deletes what it wrote.
+func (l *Log) writeImport(ctx context.Context, st *StagedImport) (segments int, err error) {
 	var written []string
-	err := func() error {
-		for _, key := range st.keys {
-			data, err := os.ReadFile(filepath.Join(st.dir, filepath.Base(key)))
+	err = func() error {
+		for i := 0; i < len(st.chunks); {
+			if err := st.chunks[i].wait(ctx); err != nil {
+				return err
+			}
+			var keys []string // of chunk i and the encoded ones after it
+			for ; i < len(st.chunks) && st.chunks[i].encoded(); i++ {
+				keys = append(keys, st.chunks[i].keys...)
+			}
+			n, err := l.putStaged(ctx, st, keys)
+			written = append(written, keys[:n]...)
 			if err != nil {
 				return err
 			}
-			if err := l.putKey(ctx, key, data); err != nil {
-				return err
-			}
-			written = append(written, key)
 		}
+		segments = len(written)
 		for _, c := range st.claims {
 			if err := l.ClaimEpoch(ctx, c); err != nil {
 				return err
@@ -593,13 +244,88 @@ func (l *Log) writeImport(ctx context.Context, st *StagedImport) error {
 		return nil
 	}()
 	if err == nil {
-		return nil
+		return segments, nil
 	}
 	dctx := context.WithoutCancel(ctx)
 	for _, key := range written {
 		if derr := l.store.delete(dctx, key); derr != nil && !errors.Is(derr, ErrNotFound) {
-			return fmt.Errorf("%w; and removing what was written: %v", err, derr)
+			return 0, fmt.Errorf("%w; and removing what was written: %v", err, derr)
 		}
 	}
-	return err
+	return 0, err
+}
+
+// preparer is an objectStore that can write an object's data before it
+// creates the object: fileStore.prepare.
+type preparer interface {
+	prepare(ctx context.Context, key string, data []byte) (publish func() error, discard func(), err error)
+}
+
+// putAhead is the most staged segments whose data putStaged writes and
+// syncs at once.
+const putAhead = 4
+
+// putStaged uploads the staged segments of keys in order and returns how
+// many it wrote. On a preparer (file://) the data of up to putAhead of
+// them is written and synced at once, and each is then created in order:
+// readers see them appear one after the other, as with one put after
+// another, and the syncs overlap.
+func (l *Log) putStaged(ctx context.Context, st *StagedImport, keys []string) (int, error) {
+	p, ok := l.store.(preparer)
+	for i := 0; i < len(keys); {
+		group := keys[i:min(i+putAhead, len(keys))]
+		if !ok {
+			group = group[:1]
+		}
+		n, err := l.putGroup(ctx, p, st, group)
+		if i += n; err != nil {
+			return i, err
+		}
+	}
+	return len(keys), nil
+}
+
+// putGroup uploads the staged segments of keys, preparing them together
+// on p unless p is nil, and returns how many it wrote.
+func (l *Log) putGroup(ctx context.Context, p preparer, st *StagedImport, keys []string) (int, error) {
+	type staged struct {
+		data    []byte
+		publish func() error
+		discard func()
+		err     error
+	}
+	out := make([]staged, len(keys))
+	var wg sync.WaitGroup
+	for i, key := range keys {
+		wg.Go(func() {
+			s := &out[i]
+			if s.data, s.err = os.ReadFile(filepath.Join(st.dir, filepath.Base(key))); s.err != nil || p == nil {
+				return
+			}
+			if s.publish, s.discard, s.err = p.prepare(ctx, key, s.data); s.err != nil {
+				s.err = fmt.Errorf("write segment: %w", s.err)
+			}
+		})
+	}
+	wg.Wait()
+	for _, s := range out {
+		if s.discard != nil {
+			defer s.discard()
+		}
+	}
+	for i, key := range keys {
+		s := &out[i]
+		err := s.err
+		if err == nil && p == nil {
+			err = l.putKey(ctx, key, s.data)
+		} else if err == nil {
+			if err = l.keptIfSame(ctx, key, s.data, s.publish()); err != nil {
+				err = fmt.Errorf("write segment: %w", err)
+			}
+		}
+		if err != nil {
+			return i, err
+		}
+	}
+	return len(keys), nil
 }

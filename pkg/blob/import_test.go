@@ -58,12 +58,7 @@ func TestImport_RefusedBeforeWriting(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err = %v, want it to say %q", err, tc.want)
 			}
-			if segs, _ := l.Segments(ctx); len(segs) != 0 {
-				t.Fatalf("segments written: %v", segs)
-			}
-			if e, _ := l.newestEpoch(ctx); e != 0 {
-				t.Fatalf("epoch %d claimed", e)
-			}
+			assertNoLog(t, l)
 			events := importEvents()
 			src = sliceSource(append([]format.Event(nil), events...))
 			if _, err := Import(ctx, l, &src, ImportOptions{SegmentEvents: 10}); err != nil {
@@ -167,6 +162,12 @@ func TestImport_BadLastEvent(t *testing.T) {
 	if !errors.Is(err, bad) {
 		t.Fatalf("err = %v, want %v", err, bad)
 	}
+	assertNoLog(t, l)
+}
+
+// assertNoLog fails t unless l holds no segments and no epoch objects.
+func assertNoLog(t *testing.T, l *Log) {
+	t.Helper()
 	if segs, _ := l.Segments(ctx); len(segs) != 0 {
 		t.Fatalf("segments written: %v", segs)
 	}
@@ -277,7 +278,7 @@ func TestStageImport_Streamed(t *testing.T) {
 		}
 		defer st.Close()
 		files := make(map[string][]byte)
-		for _, key := range st.keys {
+		for _, key := range stagedKeys(t, st) {
 			data, err := os.ReadFile(filepath.Join(st.dir, filepath.Base(key)))
 			if err != nil {
 				t.Fatal(err)
@@ -343,8 +344,8 @@ func TestStageImport_ChunksOfWholeBlocks(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	if len(st.keys) != 7 {
-		t.Fatalf("segments = %d, want 7", len(st.keys))
+	if keys := stagedKeys(t, st); len(keys) != 7 {
+		t.Fatalf("segments = %d, want 7", len(keys))
 	}
 	l := memLog(t)
 	if _, err := st.Write(ctx, l); err != nil {
@@ -352,4 +353,17 @@ func TestStageImport_ChunksOfWholeBlocks(t *testing.T) {
 	}
 	got, _ := mustReadAll(t, l, ReaderOptions{})
 	assertEvents(t, got, events)
+}
+
+// stagedKeys waits until st is encoded and returns its segments' keys.
+func stagedKeys(t *testing.T, st *StagedImport) []string {
+	t.Helper()
+	var keys []string
+	for _, c := range st.chunks {
+		if err := c.wait(ctx); err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, c.keys...)
+	}
+	return keys
 }

@@ -26,7 +26,7 @@ var maxSegmentBytes = MaxSegmentBytes
 func encodeCapped(buf *bytes.Buffer, events []format.Event, fn func(part []format.Event, data []byte) error) error {
 	buf.Reset()
 	if err := format.EncodeSegment(buf, events); err != nil {
-		return fmt.Errorf("encode segment of epoch %d seq %d: %w", events[0].Epoch, events[0].Seq, err)
+		return fmt.Errorf("epoch %d: %w", events[0].Epoch, err)
 	}
 	if buf.Len() <= maxSegmentBytes {
 		return fn(events, buf.Bytes())
