@@ -3,7 +3,6 @@ package flink
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"reflect"
 	"testing"
 
@@ -20,11 +19,7 @@ func finishedStreams(t *testing.T) (events, coords [][]byte) {
 		files = []string{files[0], files[len(files)-1]}
 	}
 	for _, file := range files {
-		data, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		types, payloads := filePayloads(data)
+		types, payloads := readPayloads(t, file)
 		for i, p := range payloads {
 			if types[i] != TypeVertexFinished {
 				continue
@@ -44,66 +39,72 @@ func finishedStreams(t *testing.T) (events, coords [][]byte) {
 	return events, coords
 }
 
-// TestFastDecoder_FinishedTemplate reads the event stream of a real type 1
-// record, then the same stream with each byte changed: a change in a hole
-// is read from the template, any other change is read in full, and either
-// way the event is the one a fresh typed reader reads.
-func TestFastDecoder_FinishedTemplate(t *testing.T) {
-	events, _ := finishedStreams(t)
-	for n, b := range events {
+// streamKind is a kind of stream the typed reader keeps templates of: how
+// it reads one, and the templates it holds.
+type streamKind struct {
+	read func(f *fastDecoder, b []byte) (any, bool)
+	held func(f *fastDecoder) []template
+}
+
+var (
+	finishedKind = streamKind{
+		read: func(f *fastDecoder, b []byte) (any, bool) { return f.finished(b) },
+		held: func(f *fastDecoder) []template { return f.finishedT.t[:f.finishedT.n] },
+	}
+	coordinatorsKind = streamKind{
+		read: func(f *fastDecoder, b []byte) (any, bool) { return f.coordinatorSnapshots(b) },
+		held: func(f *fastDecoder) []template { return f.coordsT.t[:f.coordsT.n] },
+	}
+)
+
+// checkTemplates reads each stream, then the stream with each byte
+// changed (^ each of xors): a change in a hole must be read from the
+// template, any other change in full, and either way the result must be
+// the one a fresh typed reader reads.
+func checkTemplates(t *testing.T, kind streamKind, streams [][]byte, xors ...byte) {
+	for n, b := range streams {
 		f := new(fastDecoder)
-		if _, ok := f.finished(b); !ok || f.finishedT.n != 1 {
-			t.Fatalf("stream %d: read %v, %d templates, want true and 1", n, ok, f.finishedT.n)
+		if _, ok := kind.read(f, b); !ok || len(kind.held(f)) != 1 {
+			t.Fatalf("stream %d: read %v, %d templates, want true and 1", n, ok, len(kind.held(f)))
 		}
-		holes := f.finishedT.t[0].holes
+		tmpl := &kind.held(f)[0]
 		q := make([]byte, len(b))
 		for i := range b {
-			for _, x := range []byte{0x01, 0x80, 0xff} {
+			for _, x := range xors {
 				copy(q, b)
 				q[i] ^= x
 				where := fmt.Sprintf("stream %d byte %d ^ 0x%02x", n, i, x)
-				if got, want := f.finishedT.find(q) >= 0, inHoles(holes, i); got != want {
+				if got, want := tmpl.matches(q), inHoles(tmpl.holes, i); got != want {
 					t.Fatalf("%s: from the template %v, want %v", where, got, want)
 				}
 				g := new(fastDecoder) // with the template of b alone
-				g.finished(b)
-				got, gok := g.finished(q)
-				want, wok := new(fastDecoder).finished(q)
-				compareEvents(t, where, got, gok, want, wok)
+				kind.read(g, b)
+				got, gok := kind.read(g, q)
+				want, wok := kind.read(new(fastDecoder), q)
+				if gok != wok || gok && !reflect.DeepEqual(got, want) {
+					t.Fatalf("%s: read %v\n%+v\nwant %v\n%+v", where, gok, got, wok, want)
+				}
 			}
 		}
 	}
 }
 
-// TestFastDecoder_CoordinatorsTemplate is TestFastDecoder_FinishedTemplate
-// for the coordinator snapshot streams.
+// TestFastDecoder_FinishedTemplate checks the templates of the event
+// streams of real type 1 records.
+func TestFastDecoder_FinishedTemplate(t *testing.T) {
+	events, _ := finishedStreams(t)
+	checkTemplates(t, finishedKind, events, 0x01, 0x80, 0xff)
+}
+
+// TestFastDecoder_CoordinatorsTemplate checks the templates of their
+// coordinator snapshot streams.
 func TestFastDecoder_CoordinatorsTemplate(t *testing.T) {
 	_, coords := finishedStreams(t)
-	for n, b := range coords {
-		f := new(fastDecoder)
-		if _, ok := f.coordinatorSnapshots(b); !ok || f.coordsT.n != 1 {
-			t.Fatalf("stream %d: read %v, %d templates, want true and 1", n, ok, f.coordsT.n)
-		}
-		holes := f.coordsT.t[0].holes
-		q := make([]byte, len(b))
-		for i := range b {
-			copy(q, b)
-			q[i] ^= 0x41
-			where := fmt.Sprintf("stream %d byte %d", n, i)
-			if got, want := f.coordsT.find(q) >= 0, inHoles(holes, i); got != want {
-				t.Fatalf("%s: from the template %v, want %v", where, got, want)
-			}
-			g := new(fastDecoder) // with the template of b alone
-			g.coordinatorSnapshots(b)
-			got, gok := g.coordinatorSnapshots(q)
-			want, wok := new(fastDecoder).coordinatorSnapshots(q)
-			compareEvents(t, where, got, gok, want, wok)
-		}
-	}
+	checkTemplates(t, coordinatorsKind, coords, 0x01, 0x80, 0xff)
 }
 
-// TestFastDecoder_Templates reads streams of other lengths and contents in
-// turn: the templates kept are the last ones read, each found again.
+// TestFastDecoder_Templates reads streams of other contents in turn: the
+// templates kept are the last ones read, each found again.
 func TestFastDecoder_Templates(t *testing.T) {
 	events, _ := finishedStreams(t)
 	b := events[0]
@@ -120,8 +121,8 @@ func TestFastDecoder_Templates(t *testing.T) {
 			t.Fatalf("stream %d: not read", i)
 		}
 	}
-	if f.finishedT.n != numTemplates {
-		t.Fatalf("templates = %d, want %d", f.finishedT.n, numTemplates)
+	if got := len(finishedKind.held(f)); got != numTemplates {
+		t.Fatalf("templates = %d, want %d", got, numTemplates)
 	}
 	for i, s := range streams {
 		if got, want := f.finishedT.find(s) >= 0, i >= 2; got != want {
@@ -137,14 +138,4 @@ func inHoles(holes []hole, i int) bool {
 		}
 	}
 	return false
-}
-
-func compareEvents(t *testing.T, where string, got any, gok bool, want any, wok bool) {
-	t.Helper()
-	if gok != wok {
-		t.Fatalf("%s: read %v, want %v", where, gok, wok)
-	}
-	if gok && !reflect.DeepEqual(got, want) {
-		t.Fatalf("%s: read\n%+v\nwant\n%+v", where, got, want)
-	}
 }
