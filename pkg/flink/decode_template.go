@@ -26,6 +26,10 @@ import (
 // locations differ in strings).
 const numTemplates = 4
 
+// maxTemplateBytes bounds the streams that become templates: a stream is
+// a few kilobytes, but a coordinator's state can be megabytes.
+const maxTemplateBytes = 64 << 10
+
 // A hole is a primitive field value of a template: its offset in the
 // stream and its width.
 type hole struct{ off, n int }
@@ -53,9 +57,10 @@ func (t *template) matches(b []byte) bool {
 
 // newTemplate returns the template of the stream b with holes of the given
 // widths at marks, the offsets the typed reader marked; ok is false unless
-// they are in order, apart and inside b.
+// they are in order, apart and inside b, and b is at most
+// maxTemplateBytes.
 func newTemplate(b []byte, marks []int, widths []int) (t template, ok bool) {
-	if len(marks) != len(widths) {
+	if len(marks) != len(widths) || len(b) > maxTemplateBytes {
 		return t, false
 	}
 	t.holes = make([]hole, len(marks))

@@ -139,3 +139,30 @@ func inHoles(holes []hole, i int) bool {
 	}
 	return false
 }
+
+// TestNewTemplate checks the holes newTemplate accepts.
+func TestNewTemplate(t *testing.T) {
+	b := make([]byte, 64)
+	for _, c := range []struct {
+		name          string
+		b             []byte
+		marks, widths []int
+		ok            bool
+	}{
+		{"in order", b, []int{0, 8, 60}, []int{8, 4, 4}, true},
+		{"none", b, nil, nil, true},
+		{"a width short", b, []int{0, 8}, []int{8}, false},
+		{"overlapping", b, []int{0, 7}, []int{8, 4}, false},
+		{"out of order", b, []int{8, 0}, []int{4, 4}, false},
+		{"past the end", b, []int{60}, []int{8}, false},
+		{"too large", make([]byte, maxTemplateBytes+1), nil, nil, false},
+	} {
+		tmpl, ok := newTemplate(c.b, c.marks, c.widths)
+		if ok != c.ok {
+			t.Errorf("%s: ok = %v, want %v", c.name, ok, c.ok)
+		}
+		if ok && (&tmpl.raw[0] == &c.b[0] || !tmpl.matches(c.b)) {
+			t.Errorf("%s: the template is not a copy of the stream", c.name)
+		}
+	}
+}
