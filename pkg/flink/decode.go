@@ -124,20 +124,36 @@ func decodeFinished(p []byte, f *fastDecoder) (*VertexFinished, error) {
 	}
 	ev.SnapshotPoint = true
 	if f != nil {
-		ev.ShuffleMasterSnapshot, err = f.d.DecodeObject(b3)
+		ev.ShuffleMasterSnapshot, ev.ShuffleMasterSnapshotClass, err = f.shuffleMasterSnapshot(b3)
 	} else {
-		ev.ShuffleMasterSnapshot, err = javaser.DecodeObject(b3, nil)
-	}
-	if err == nil {
-		err = javaCheck(ev.ShuffleMasterSnapshot, "", true)
+		ev.ShuffleMasterSnapshot, ev.ShuffleMasterSnapshotClass, err = shuffleMasterSnapshot(b3, nil)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("shuffle master snapshot stream at payload byte %d: %w", at, err)
 	}
-	if o, ok := ev.ShuffleMasterSnapshot.(*javaser.Object); ok {
-		ev.ShuffleMasterSnapshotClass = o.Class.Name
-	}
 	return ev, nil
+}
+
+// shuffleMasterSnapshot reads a shuffle master snapshot stream, with d or
+// (nil) a Decoder of its own, and returns its value and class name.
+func shuffleMasterSnapshot(b []byte, d *javaser.Decoder) (javaser.Value, string, error) {
+	var v javaser.Value
+	var err error
+	if d != nil {
+		v, err = d.DecodeObject(b)
+	} else {
+		v, err = javaser.DecodeObject(b, nil)
+	}
+	if err == nil {
+		err = javaCheck(v, "", true)
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	if o, ok := v.(*javaser.Object); ok {
+		return v, o.Class.Name, nil
+	}
+	return v, "", nil
 }
 
 // decodeFinishedEvent reads the event stream of a type 1 record with the

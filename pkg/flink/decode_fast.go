@@ -44,6 +44,13 @@ type fastDecoder struct {
 	lastValid [4][]*javaser.ClassDesc
 	nextValid int
 	descs     []*javaser.ClassDesc
+	// marks are the offsets of the holes of the stream read last, and
+	// finishedT, coordsT and shuffle the streams read before that the
+	// next ones may repeat (decode_template.go).
+	marks     []int
+	finishedT templates[VertexFinished]
+	coordsT   templates[struct{}]
+	shuffle   shuffleSnapshot
 }
 
 type handleRange struct {
@@ -56,6 +63,7 @@ var fastDecoders = sync.Pool{New: func() any { return new(fastDecoder) }}
 func (f *fastDecoder) reset(b []byte) {
 	f.failed = f.d.Reset(b) != nil
 	f.inetHandle = -1
+	f.marks = f.marks[:0]
 }
 
 func (f *fastDecoder) check(err error) {
@@ -175,6 +183,7 @@ func (f *fastDecoder) id() ID {
 		f.failed = true
 		return ID{}
 	}
+	f.mark()
 	id := ID{Lower: f.int64(), Upper: f.int64()}
 	f.end()
 	return id

@@ -14,6 +14,9 @@ import (
 
 // finished reads the event stream of a type 1 record.
 func (f *fastDecoder) finished(b []byte) (*VertexFinished, bool) {
+	if i := f.finishedT.find(b); i >= 0 {
+		return finishedFromTemplate(b, &f.finishedT.t[i], &f.finishedT.v[i]), true
+	}
 	f.reset(b)
 	if !f.begin(&shapeFinished) {
 		return nil, false
@@ -24,11 +27,16 @@ func (f *fastDecoder) finished(b []byte) (*VertexFinished, bool) {
 	ev.Location = f.location()
 	ev.Accumulators = f.accumulators()
 	f.end()
-	return ev, !f.failed && f.javaValid()
+	if f.failed || !f.javaValid() {
+		return ev, false
+	}
+	f.addFinishedTemplate(b, ev)
+	return ev, true
 }
 
 func (f *fastDecoder) attemptID() (id ExecutionAttemptID) {
 	if f.begin(&shapeAttemptID) {
+		f.mark()
 		id.AttemptNumber = f.int32()
 		id.ExecutionGraphID = f.id()
 		id.Vertex = f.vertexID()
@@ -39,6 +47,7 @@ func (f *fastDecoder) attemptID() (id ExecutionAttemptID) {
 
 func (f *fastDecoder) vertexID() (id ExecutionVertexID) {
 	if f.begin(&shapeVertexID) {
+		f.mark()
 		id.SubtaskIndex = f.int32()
 		id.JobVertexID = f.id()
 		f.end()
@@ -50,6 +59,7 @@ func (f *fastDecoder) ioMetrics() (m IOMetrics) {
 	if !f.begin(&shapeIOMetrics) {
 		return m
 	}
+	f.mark()
 	m.AccumulateBackPressuredTime = f.int64()
 	m.AccumulateBusyTime = f.float64()
 	m.AccumulateIdleTime = f.int64()
@@ -84,6 +94,7 @@ func (f *fastDecoder) location() (loc TaskManagerLocation) {
 	if !f.begin(&shapeLocation) {
 		return loc
 	}
+	f.mark()
 	loc.DataPort = f.int32()
 	f.hostNameSupplier()
 	ia := f.inetAddress()
@@ -215,6 +226,9 @@ func (f *fastDecoder) accumulators() []Accumulator {
 // coordinatorSnapshots reads the HashMap<OperatorID, byte[]> stream of a
 // type 1 record.
 func (f *fastDecoder) coordinatorSnapshots(b []byte) ([]CoordinatorSnapshot, bool) {
+	if i := f.coordsT.find(b); i >= 0 {
+		return coordinatorsFromTemplate(b, &f.coordsT.t[i]), true
+	}
 	f.reset(b)
 	n := f.hashMap()
 	out := make([]CoordinatorSnapshot, 0, min(n, len(b)/8))
@@ -224,11 +238,18 @@ func (f *fastDecoder) coordinatorSnapshots(b []byte) ([]CoordinatorSnapshot, boo
 			var err error
 			s.State, err = f.d.ReadByteArray()
 			f.check(err)
+			if err == nil { // its bytes are the last the array holds
+				f.marks = append(f.marks, int(f.d.Offset())-len(s.State))
+			}
 		}
 		out = append(out, s)
 	}
 	f.endMap()
-	return out, !f.failed && f.javaValid()
+	if f.failed || !f.javaValid() {
+		return out, false
+	}
+	f.addCoordinatorsTemplate(b, out)
+	return out, true
 }
 
 // vertexReset reads the stream of a type 2 record.

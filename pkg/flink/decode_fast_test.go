@@ -29,6 +29,17 @@ func payloadFiles(t testing.TB) (files []string, real map[string]bool) {
 	return append(files, realFiles...), real
 }
 
+// readPayloads returns the type and payload of every whole record of the
+// file.
+func readPayloads(t testing.TB, file string) (types []int32, payloads [][]byte) {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return filePayloads(data)
+}
+
 // filePayloads returns the type and payload of every whole record of data.
 func filePayloads(data []byte) (types []int32, payloads [][]byte) {
 	for _, off := range recordOffsets(data) {
@@ -51,11 +62,7 @@ func TestDecodePayload_TypedEqualsGeneric(t *testing.T) {
 	f := new(fastDecoder)
 	typed := 0
 	for _, file := range files {
-		data, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		types, payloads := filePayloads(data)
+		types, payloads := readPayloads(t, file)
 		for i, p := range payloads {
 			where := fmt.Sprintf("%s record %d", file, i+1)
 			compareDecoders(t, f, where, types[i], p)
@@ -150,11 +157,7 @@ func TestDecodePayload_Concurrent(t *testing.T) {
 	var types []int32
 	var payloads [][]byte
 	for _, file := range files {
-		data, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ty, p := filePayloads(data)
+		ty, p := readPayloads(t, file)
 		types, payloads = append(types, ty...), append(payloads, p...)
 	}
 	want := make([]Event, len(payloads))

@@ -88,11 +88,7 @@ func drainFuzzed(t *testing.T, r *Reader, each func(*Record)) {
 func FuzzDecodePayload(f *testing.F) {
 	files, _ := payloadFiles(f)
 	for _, file := range files {
-		data, err := os.ReadFile(file)
-		if err != nil {
-			f.Fatal(err)
-		}
-		types, payloads := filePayloads(data)
+		types, payloads := readPayloads(f, file)
 		for i, p := range payloads {
 			f.Add(byte(types[i]), p)
 		}

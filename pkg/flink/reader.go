@@ -343,12 +343,13 @@ type mapping struct{ data []byte }
 // pipeline reads files with one goroutine and decodes their records with
 // others; out delivers the batches in order.
 type pipeline struct {
-	out  chan *batch
-	work chan *batch
-	stop chan struct{}
-	once sync.Once
-	wg   sync.WaitGroup
-	free chan []byte // chunks Next is done with
+	out   chan *batch
+	work  chan *batch
+	stop  chan struct{}
+	once  sync.Once
+	wg    sync.WaitGroup
+	free  chan []byte // chunks Next is done with
+	items chan []item // the items of batches Next is done with, cleared
 
 	mu   sync.Mutex
 	maps map[*mapping]bool // the files mapped and not yet unmapped
@@ -356,11 +357,12 @@ type pipeline struct {
 
 func startPipeline(fsys fs.FS, files []string) *pipeline {
 	p := &pipeline{
-		out:  make(chan *batch, pipelineDepth),
-		work: make(chan *batch, pipelineDepth),
-		stop: make(chan struct{}),
-		free: make(chan []byte, pipelineDepth+2),
-		maps: map[*mapping]bool{},
+		out:   make(chan *batch, pipelineDepth),
+		work:  make(chan *batch, pipelineDepth),
+		stop:  make(chan struct{}),
+		free:  make(chan []byte, pipelineDepth+2),
+		items: make(chan []item, pipelineDepth+2),
+		maps:  map[*mapping]bool{},
 	}
 	workers := max(runtime.GOMAXPROCS(0), 1)
 	p.wg.Add(1 + workers)
@@ -423,8 +425,27 @@ func (p *pipeline) unmapAll() {
 	clear(p.maps)
 }
 
-// recycle takes back the chunk of a batch Next is done with.
+// newBatch returns an empty batch of the mapped file m (nil: of chunks),
+// with the room of a batch recycled if there is one.
+func (p *pipeline) newBatch(m *mapping) *batch {
+	b := &batch{done: make(chan struct{}), m: m}
+	select {
+	case b.items = <-p.items:
+	default:
+	}
+	return b
+}
+
+// recycle takes back the items and the chunk of a batch Next is done
+// with.
 func (p *pipeline) recycle(b *batch) {
+	if cap(b.items) > 0 {
+		clear(b.items) // the events and errors go with the records returned
+		select {
+		case p.items <- b.items[:0]:
+		default:
+		}
+	}
 	if b.m != nil {
 		if b.last {
 			p.unmap(b.m)
@@ -582,7 +603,7 @@ func (p *pipeline) readFile(fsys fs.FS, name string) bool {
 		pos  int
 		eof  bool
 		need int // bytes from pos the record there needs, as far as frame could tell
-		b    = &batch{done: make(chan struct{})}
+		b    = p.newBatch(nil)
 		m    = p.mapFile(f, size)
 		lo   int // of b's first record in buf, when m is
 	)
@@ -597,7 +618,7 @@ func (p *pipeline) readFile(fsys fs.FS, name string) bool {
 					if !p.send(b) {
 						return false
 					}
-					b = &batch{done: make(chan struct{})}
+					b = p.newBatch(nil)
 				}
 				next := p.chunk(chunkLen(need, rest, size-off-int64(pos)))
 				next = append(next, buf[pos:]...)
@@ -635,7 +656,7 @@ func (p *pipeline) readFile(fsys fs.FS, name string) bool {
 				if !p.send(b) {
 					return false
 				}
-				b, lo = &batch{done: make(chan struct{}), m: m}, pos
+				b, lo = p.newBatch(m), pos
 			}
 			continue
 		case frameFail:

@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 
@@ -521,7 +522,12 @@ func (s *State) applySnapshot(e *format.Event) {
 	}
 	for id, state := range e.Coordinators {
 		if v := s.topo.vertex(id); v >= 0 {
-			s.vs[v].coord = append([]byte(nil), state...)
+			// A copy of its own; the one held already when the state has
+			// not changed (coordinators change less often than subtasks
+			// finish).
+			if !bytes.Equal(s.vs[v].coord, state) {
+				s.vs[v].coord = append([]byte(nil), state...)
+			}
 			s.vs[v].coordSeq = e.Seq
 		}
 	}
