@@ -150,6 +150,9 @@ func OpenSegment(data []byte) (sr *SegmentReader, err error) {
 	if sumErr != nil && !errors.Is(sumErr, errNoChecksum) {
 		return nil, sumErr
 	}
+	if err := checkFooter(data[len(data)-8-footerLength(data) : len(data)-8]); err != nil {
+		return nil, err
+	}
 	f, err := parquet.OpenFile(bytes.NewReader(data), int64(len(data)), parquet.SkipBloomFilters(true), parquet.SkipPageIndex(true))
 	if err != nil {
 		return nil, fmt.Errorf("%v: %w", err, ErrCorrupt)
