@@ -1,6 +1,7 @@
 package format
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 )
@@ -44,18 +45,15 @@ func (w *footerWalker) byte() (byte, error) {
 }
 
 func (w *footerWalker) varint() (uint64, error) {
-	var v uint64
-	for shift := 0; shift < 64; shift += 7 {
-		c, err := w.byte()
-		if err != nil {
-			return 0, err
-		}
-		v |= uint64(c&0x7f) << shift
-		if c < 0x80 {
-			return v, nil
-		}
+	v, n := binary.Uvarint(w.b[w.pos:])
+	switch {
+	case n == 0:
+		return 0, errFooterEnd
+	case n < 0:
+		return 0, errors.New("varint longer than 64 bits")
 	}
-	return 0, errors.New("varint longer than 10 bytes")
+	w.pos += n
+	return v, nil
 }
 
 func (w *footerWalker) skip(n uint64) error {
