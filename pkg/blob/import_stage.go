@@ -146,14 +146,16 @@ func (st *StagedImport) stage(ctx context.Context, src EventSource, opts ImportO
 	ctx, st.stop = context.WithCancelCause(ctx)
 	workers := max(1, goruntime.GOMAXPROCS(0)-1)
 	todo := make(chan *stageChunk, workers)
-	// The blocks of one chunk being read and one being encoded per
-	// worker: a reader that gets a whole chunk ahead waits, leaving the
-	// CPUs to encoding.
+	// The blocks of a chunk being encoded per worker, and a quarter of a
+	// chunk (at least one block) for the reader to go on with: a reader
+	// ahead of the encoders waits, leaving the CPUs to encoding. (A
+	// chunk's blocks are held until it is encoded; its encoder cannot end
+	// before the reader has read the event after the chunk, into a block
+	// of its own.) A budget of a whole chunk more for the reader, with
+	// the parser faster than the encoders, was all used, for 18 MiB more
+	// of memory and no gain.
 	perChunk := (opts.SegmentEvents + stageRun - 1) / stageRun
-	free := make(chan []format.Event, (workers+1)*perChunk)
-	for range cap(free) {
-		free <- nil
-	}
+	free := make(chan []format.Event, workers*perChunk+max(1, perChunk/4))
 	for range workers {
 		st.encoders.Go(func() { st.encode(ctx, todo, free) })
 	}
@@ -262,6 +264,7 @@ type stageReader struct {
 	opts ImportOptions
 	todo chan<- *stageChunk
 	free <-chan []format.Event
+	made int // blocks allocated so far, at most cap(free)
 
 	block  []format.Event   // the block being filled
 	blocks [][]format.Event // the chunk's blocks, block last
@@ -370,13 +373,26 @@ func (r *stageReader) cut() error {
 	return nil
 }
 
-// take takes an empty block from free, allocating it on first use.
+// take takes an empty block: one handed back to free if there is one,
+// else a new one while fewer than cap(free) exist, else the next handed
+// back. Reusing blocks before making new ones keeps the memory touched to
+// what the encoders' lag needs, about one chunk and a few blocks, where
+// the budget is a chunk per encoder and one more: each new block is
+// fresh pages, which cost a page fault each (an import of 1M events made
+// 21 blocks fewer, about 6,000 faults).
 func (r *stageReader) take() error {
 	select {
 	case r.block = <-r.free:
-		if r.block == nil {
-			r.block = make([]format.Event, 0, stageRun)
-		}
+		return nil
+	default:
+	}
+	if r.made < cap(r.free) {
+		r.made++
+		r.block = make([]format.Event, 0, stageRun)
+		return nil
+	}
+	select {
+	case r.block = <-r.free:
 		return nil
 	case <-r.ctx.Done():
 		return context.Cause(r.ctx)

@@ -108,3 +108,16 @@ func TestJSONReader_Reference(t *testing.T) {
 func BenchmarkJSONReader_Reference(b *testing.B) {
 	benchJSONReader(b, func(r io.Reader) eventSource { return refNewJSONReader(r) })
 }
+
+// FuzzJSONReader_Reference checks the parser against the reference on any
+// input: the same events, the same fill-in of missing fields and the same
+// error. The parser's fast paths (canonical member order, partitions,
+// times, repeated names) must give up on whatever the general path would
+// decode otherwise.
+func FuzzJSONReader_Reference(f *testing.F) {
+	jsonSeeds(f)
+	for _, line := range bytes.Split(encodeJSON(realisticEvents(40, 5)), []byte("\n")) {
+		f.Add(line)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) { checkReference(t, data) })
+}

@@ -11,6 +11,9 @@ type jsonParser struct {
 	data   []byte
 	pos    int
 	buf    []byte            // scratch for strings with escapes
+	last   [numNames]string  // parseName's guesses
+	parts  []Partition       // canonicalPartitions' scratch
+	slab   []Partition       // keepPartitions' slab
 	intern map[string]string // repeated names (kinds, jobs, vertices, workers)
 	recent [64]string        // names parsed lately, by a hash of their length and ends
 
@@ -50,9 +53,50 @@ func (p *jsonParser) pop() { p.depth-- }
 // maxInterned bounds the intern table of a reader.
 const maxInterned = 4096
 
+// Slots of jsonParser.last: the members whose values parseName guesses.
+const (
+	nameJob = iota
+	nameMaster
+	nameVertex
+	nameWorker
+	nameReason
+	nameStatus
+	nameConsumer
+	nameSubtaskVertex
+	numNames
+)
+
 // parseName parses a string that is likely to repeat across lines and
-// returns a shared copy of it.
-func (p *jsonParser) parseName(at *fpath) (string, *SyntaxError) {
+// returns a shared copy of it. It first tries the value of the member's
+// slot on the line before: a plain string (one that needs no escapes),
+// it is here if its bytes are, between quotes, and then the string needs
+// no scan for its end.
+func (p *jsonParser) parseName(at *fpath, slot int) (string, *SyntaxError) {
+	last := &p.last[slot]
+	if s, d, i := *last, p.data, p.pos; s != "" && len(d)-i > len(s)+1 && d[i] == '"' && d[i+1+len(s)] == '"' && string(d[i+1:i+1+len(s)]) == s {
+		p.pos = i + len(s) + 2
+		return s, nil
+	}
+	s, err := p.parseNameScan(at)
+	if err == nil && isPlain(s) {
+		*last = s
+	}
+	return s, err
+}
+
+// isPlain reports whether s is all bytes that a string holds as they are
+// (plainByte).
+func isPlain(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !plainByte[s[i]] {
+			return false
+		}
+	}
+	return true
+}
+
+// parseNameScan is parseName without the guess.
+func (p *jsonParser) parseNameScan(at *fpath) (string, *SyntaxError) {
 	b, err := p.parseStringBytes(at)
 	if err != nil {
 		return "", err
@@ -249,6 +293,11 @@ func kindNamed(b []byte) Kind {
 // members is parseObject's, written out so that the hot path makes no
 // indirect calls.
 func (p *jsonParser) parseEvent(line []byte, e *Event) (pr presence, serr *SyntaxError) {
+	if pr, ok := p.parseCanonical(line, e); ok {
+		return pr, nil
+	}
+	*e = Event{}
+	pr = presence{}
 	p.data, p.pos = line, 0
 	p.skipWS()
 	if !p.at('{') {
@@ -435,7 +484,7 @@ func (p *jsonParser) parseMember(f field, key []byte, e *Event, pr *presence, st
 		if err := p.once(&pr.job, pathJob); err != nil {
 			return err
 		}
-		e.Job, err = p.parseName(pathJob)
+		e.Job, err = p.parseName(pathJob, nameJob)
 		return err
 	case memberUnknown:
 		return p.fail(&fpath{name: string(key)}, "unknown field")
@@ -470,6 +519,13 @@ func (p *jsonParser) finishEvent(e *Event, st *eventState) *SyntaxError {
 			return p.fail(fieldPaths[f], "not a field of kind %q", string(e.Kind))
 		}
 	}
+	setKindDefaults(e)
+	return nil
+}
+
+// setKindDefaults gives a parsed event of a kind with a graph or
+// coordinators an empty one when its line had none.
+func setKindDefaults(e *Event) {
 	switch e.Kind {
 	case KindJobSubmitted:
 		if e.Graph == nil {
@@ -480,7 +536,6 @@ func (p *jsonParser) finishEvent(e *Event, st *eventState) *SyntaxError {
 			e.Coordinators = map[string][]byte{}
 		}
 	}
-	return nil
 }
 
 func (p *jsonParser) parseField(e *Event, f field, at *fpath) (err *SyntaxError) {
@@ -488,11 +543,11 @@ func (p *jsonParser) parseField(e *Event, f field, at *fpath) (err *SyntaxError)
 	case fieldGraph:
 		e.Graph, err = p.parseGraph(at)
 	case fieldMaster:
-		e.Master, err = p.parseName(at)
+		e.Master, err = p.parseName(at, nameMaster)
 	case fieldRecovering:
 		e.Recovering, err = p.parseBool(at)
 	case fieldVertex:
-		e.Vertex, err = p.parseName(at)
+		e.Vertex, err = p.parseName(at, nameVertex)
 	case fieldSubtask:
 		e.Subtask, err = p.parseInt32(at)
 	case fieldParallelism:
@@ -500,7 +555,7 @@ func (p *jsonParser) parseField(e *Event, f field, at *fpath) (err *SyntaxError)
 	case fieldAttempt:
 		e.Attempt, err = p.parseInt32(at)
 	case fieldWorker:
-		e.Worker, err = p.parseName(at)
+		e.Worker, err = p.parseName(at, nameWorker)
 	case fieldRecordsIn:
 		e.RecordsIn, err = p.parseInt64(at)
 	case fieldRecordsOut:
@@ -516,11 +571,11 @@ func (p *jsonParser) parseField(e *Event, f field, at *fpath) (err *SyntaxError)
 	case fieldSubtasks:
 		e.Subtasks, err = p.parseSubtasks(at)
 	case fieldReason:
-		e.Reason, err = p.parseName(at)
+		e.Reason, err = p.parseName(at, nameReason)
 	case fieldCoordinators:
 		e.Coordinators, err = p.parseCoordinators(at)
 	case fieldStatus:
-		e.Status, err = p.parseName(at)
+		e.Status, err = p.parseName(at, nameStatus)
 	}
 	return err
 }

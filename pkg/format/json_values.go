@@ -122,13 +122,16 @@ func (p *jsonParser) parseEdge(at *fpath) (ed Edge, err *SyntaxError) {
 }
 
 func (p *jsonParser) parsePartitions(at *fpath) ([]Partition, *SyntaxError) {
+	if ps, ok := p.canonicalPartitions(); ok {
+		return ps, nil
+	}
 	ps := []Partition{}
 	err := p.parseArray(at, func(ep *fpath) *SyntaxError {
 		var pt Partition
 		err := p.members(ep, partitionKeys, func(i int, fp *fpath) (err *SyntaxError) {
 			switch i {
 			case 0:
-				pt.Consumer, err = p.parseName(fp)
+				pt.Consumer, err = p.parseName(fp, nameConsumer)
 			case 1:
 				pt.Bytes, err = p.parseInt64(fp)
 			case 2:
@@ -142,13 +145,90 @@ func (p *jsonParser) parsePartitions(at *fpath) ([]Partition, *SyntaxError) {
 	return ps, err
 }
 
+// canonicalPartitions parses partitions as canonical JSONL writes them,
+// [{"consumer":"map","bytes":1,"records":2},...], each member present, in
+// that order, and no white space. On anything else it returns false
+// with the position unchanged, and parsePartitions parses the array in
+// general, which decodes the arrays canonicalPartitions takes to the same
+// partitions.
+func (p *jsonParser) canonicalPartitions() ([]Partition, bool) {
+	start := p.pos
+	if !p.at('[') {
+		return nil, false
+	}
+	p.pos++
+	parts := p.parts[:0]
+	if p.at(']') {
+		p.pos++
+		return p.keepPartitions(parts), true
+	}
+	for {
+		var pt Partition
+		var err *SyntaxError
+		ok := p.literal(`{"consumer":`)
+		if ok {
+			pt.Consumer, err = p.parseName(nil, nameConsumer)
+			ok = err == nil && p.literal(`,"bytes":`)
+		}
+		if ok {
+			pt.Bytes, err = p.parseInt64(nil)
+			ok = err == nil && p.literal(`,"records":`)
+		}
+		if ok {
+			pt.Records, err = p.parseInt64(nil)
+			ok = err == nil && p.literal("}")
+		}
+		if !ok {
+			p.pos, p.parts = start, parts
+			return nil, false
+		}
+		parts = append(parts, pt)
+		if p.literal(",") {
+			continue
+		}
+		p.parts = parts
+		if !p.literal("]") {
+			p.pos = start
+			return nil, false
+		}
+		return p.keepPartitions(parts), true
+	}
+}
+
+// literal moves past lit if the line goes on with it.
+func (p *jsonParser) literal(lit string) bool {
+	if len(p.data)-p.pos >= len(lit) && string(p.data[p.pos:p.pos+len(lit)]) == lit {
+		p.pos += len(lit)
+		return true
+	}
+	return false
+}
+
+// partitionSlab is the number of partitions keepPartitions allocates at a
+// time.
+const partitionSlab = 256
+
+// keepPartitions returns a copy of parts (not nil, even when empty) cut
+// from a slab shared with other events' partitions: one allocation for
+// the partitions of many events rather than one per event. Its capacity
+// is its length, so that appending to it copies.
+func (p *jsonParser) keepPartitions(parts []Partition) []Partition {
+	n := len(parts)
+	if cap(p.slab)-len(p.slab) < n || p.slab == nil {
+		p.slab = make([]Partition, 0, max(partitionSlab, n))
+	}
+	k := len(p.slab)
+	p.slab = append(p.slab, parts...)
+	return p.slab[k : k+n : k+n]
+}
+
 func (p *jsonParser) parseSubtasks(at *fpath) ([]SubtaskRef, *SyntaxError) {
 	var rs []SubtaskRef
 	err := p.parseArray(at, func(ep *fpath) *SyntaxError {
 		var r SubtaskRef
 		err := p.members(ep, subtaskKeys, func(i int, fp *fpath) (err *SyntaxError) {
 			if i == 0 {
-				r.Vertex, err = p.parseName(fp)
+				r.Vertex, err = p.parseName(fp, nameSubtaskVertex)
 			} else {
 				r.Subtask, err = p.parseInt32(fp)
 			}
@@ -253,6 +333,14 @@ func (p *jsonParser) parseInt64(at *fpath) (int64, *SyntaxError) {
 }
 
 func (p *jsonParser) parseTime(at *fpath) (time.Time, *SyntaxError) {
+	// A canonical time is 30 bytes between quotes, none of which a
+	// string escapes: canonicalTime checks every one.
+	if d, i := p.data, p.pos; len(d)-i >= 32 && d[i] == '"' && d[i+31] == '"' {
+		if t, ok := p.canonicalTime(d[i+1 : i+31]); ok {
+			p.pos = i + 32
+			return t, nil
+		}
+	}
 	s, err := p.parseStringBytes(at)
 	if err != nil {
 		return time.Time{}, err
