@@ -1,5 +1,7 @@
 package format
 
+import "encoding/binary"
+
 // The canonical fast path. Canonical JSONL (AppendJSON) writes every line
 // the same way: no white space, and the members in one order, seq, time,
 // epoch, kind, job, then the kind's fields in the order of kindFields (an
@@ -19,15 +21,60 @@ package format
 var canonicalHead = [...]field{memberSeq, memberTime, memberEpoch, memberKind, memberJob}
 
 // canonicalKeys holds each member's name as a line writes it, in quotes
-// and with its colon.
-var canonicalKeys = func() (k [numMembers]string) {
-	for f, name := range fieldNames {
-		k[f] = `"` + name + `":`
+// and with its colon: at most 16 bytes, which matchKey compares as two
+// words.
+var canonicalKeys = func() (k [numMembers]canonicalKey) {
+	set := func(m field, name string) {
+		key := `"` + name + `":`
+		if len(key) > 16 {
+			panic("format: canonical key " + key + " is longer than 16 bytes")
+		}
+		var b [16]byte
+		copy(b[:], key)
+		c := &k[m]
+		c.text, c.lo, c.hi = key, binary.LittleEndian.Uint64(b[:8]), binary.LittleEndian.Uint64(b[8:])
+		c.loMask, c.hiMask = ^uint64(0), ^uint64(0)
+		if len(key) < 8 {
+			c.loMask, c.hiMask = 1<<(8*len(key))-1, 0
+		} else if len(key) < 16 {
+			c.hiMask = 1<<(8*(len(key)-8)) - 1
+		}
 	}
-	k[memberSeq], k[memberTime], k[memberEpoch] = `"seq":`, `"time":`, `"epoch":`
-	k[memberKind], k[memberJob] = `"kind":`, `"job":`
+	for f, name := range fieldNames {
+		set(field(f), name)
+	}
+	set(memberSeq, "seq")
+	set(memberTime, "time")
+	set(memberEpoch, "epoch")
+	set(memberKind, "kind")
+	set(memberJob, "job")
 	return k
 }()
+
+// canonicalKey is a member's key, as text and as the two little-endian
+// words of its bytes padded with zeros, with the masks of its bytes.
+type canonicalKey struct {
+	text           string
+	lo, hi         uint64
+	loMask, hiMask uint64
+}
+
+// matchKey moves past k if the line goes on with it.
+func (p *jsonParser) matchKey(k *canonicalKey) bool {
+	d := p.data[p.pos:]
+	if len(d) < 16 {
+		if len(d) > len(k.text) && string(d[:len(k.text)]) == k.text {
+			p.pos += len(k.text)
+			return true
+		}
+		return false
+	}
+	if binary.LittleEndian.Uint64(d)&k.loMask != k.lo || binary.LittleEndian.Uint64(d[8:])&k.hiMask != k.hi {
+		return false
+	}
+	p.pos += len(k.text)
+	return true
+}
 
 // kindOrder returns the fields of k in canonical order, or false for an
 // unknown kind. Like fieldSet, it is a switch rather than a map lookup.
@@ -91,8 +138,7 @@ func (p *jsonParser) parseCanonical(line []byte, e *Event) (pr presence, ok bool
 			} else {
 				cand = fields[next-len(canonicalHead)]
 			}
-			if key := canonicalKeys[cand]; len(line)-p.pos > len(key) && string(line[p.pos:p.pos+len(key)]) == key {
-				p.pos += len(key)
+			if p.matchKey(&canonicalKeys[cand]) {
 				m = cand
 				next++
 				break
@@ -115,11 +161,8 @@ func (p *jsonParser) parseCanonical(line []byte, e *Event) (pr presence, ok bool
 			e.Epoch, err = p.parseInt32(pathEpoch)
 			pr.epoch = true
 		case memberKind:
-			var b []byte
-			if b, err = p.parseStringBytes(pathKind); err == nil {
-				e.Kind = kindNamed(b)
-				fields, ok = kindOrder(e.Kind)
-				if !ok {
+			if e.Kind, err = p.parseKind(); err == nil {
+				if fields, ok = kindOrder(e.Kind); !ok {
 					return pr, false
 				}
 			}
@@ -142,4 +185,26 @@ func (p *jsonParser) parseCanonical(line []byte, e *Event) (pr presence, ok bool
 			return pr, false
 		}
 	}
+}
+
+// parseKind parses the value of kind. It first tries the two kinds of the
+// lines before (logs alternate between a few kinds, a subtask's start and
+// its end), which need no scan for the string's end.
+func (p *jsonParser) parseKind() (Kind, *SyntaxError) {
+	d, i := p.data, p.pos
+	for _, k := range p.kinds {
+		if n := len(k); n > 0 && len(d)-i > n+1 && d[i] == '"' && d[i+1+n] == '"' && string(d[i+1:i+1+n]) == string(k) {
+			p.pos = i + n + 2
+			return k, nil
+		}
+	}
+	b, err := p.parseStringBytes(pathKind)
+	if err != nil {
+		return "", err
+	}
+	k := kindNamed(b)
+	if _, known := k.fieldSet(); known {
+		p.kinds[0], p.kinds[1] = k, p.kinds[0]
+	}
+	return k, nil
 }

@@ -14,6 +14,7 @@ type jsonParser struct {
 	last   [numNames]string  // parseName's guesses
 	parts  []Partition       // canonicalPartitions' scratch
 	slab   []Partition       // keepPartitions' slab
+	kinds  [2]Kind           // parseKind's guesses, the latest first
 	intern map[string]string // repeated names (kinds, jobs, vertices, workers)
 	recent [64]string        // names parsed lately, by a hash of their length and ends
 
