@@ -16,7 +16,7 @@ type jsonParser struct {
 	slab   []Partition       // keepPartitions' slab
 	kinds  [2]Kind           // parseKind's guesses, the latest first
 	intern map[string]string // repeated names (kinds, jobs, vertices, workers)
-	recent [64]string        // names parsed lately, by a hash of their length and ends
+	recent [256]string       // names parsed lately, by a hash of their length, ends and middle
 
 	// paths holds the paths of the arrays' elements and the objects'
 	// members being parsed, innermost last, so that naming them allocates
@@ -107,7 +107,9 @@ func (p *jsonParser) parseNameScan(at *fpath) (string, *SyntaxError) {
 	if len(b) == 0 {
 		return "", nil
 	}
-	slot := &p.recent[(len(b)*31+int(b[0])*7+int(b[len(b)-1]))%len(p.recent)]
+	// The middle byte tells apart names that differ in a counter, as
+	// workers w15 and w25 do.
+	slot := &p.recent[(len(b)*31+int(b[0])*7+int(b[len(b)/2])*13+int(b[len(b)-1]))%len(p.recent)]
 	if *slot == string(b) {
 		return *slot, nil
 	}

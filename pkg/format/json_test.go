@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"math/rand/v2"
 	"reflect"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -354,5 +356,50 @@ func TestJSONReader_NextInto(t *testing.T) {
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("event %d: NextInto = %+v, Next = %+v", i, got, want)
 		}
+	}
+}
+
+// TestLeadingDigits holds the eight-bytes-at-once integer path against
+// strconv: every number of 1 to 9 digits it takes, with each byte that can
+// follow, and the ones it must leave to the general path.
+func TestLeadingDigits(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	follow := []byte(",}]: \x00\"-+/:aeE.0123456789\x7f\xff")
+	for range 20000 {
+		digits := 1 + rng.IntN(9)
+		num := make([]byte, digits)
+		for i := range num {
+			num[i] = byte('0' + rng.IntN(10))
+		}
+		if rng.IntN(4) == 0 {
+			num[0] = '0'
+		}
+		line := append(append([]byte{}, num...), follow[rng.IntN(len(follow))])
+		for len(line) < 9+rng.IntN(4) {
+			line = append(line, follow[rng.IntN(len(follow))])
+		}
+		v, n := leadingDigits(line)
+		end := digits
+		for end < len(line) && line[end] >= '0' && line[end] <= '9' {
+			end++
+		}
+		takes := len(line) >= 9 && end <= 8 && (line[0] != '0' || end == 1)
+		if takes {
+			c := line[end]
+			takes = c != '.' && c != 'e' && c != 'E'
+		}
+		if !takes {
+			if n != 0 {
+				t.Fatalf("leadingDigits(%q) = %d, %d: want it left to the general path", line, v, n)
+			}
+			continue
+		}
+		want, err := strconv.ParseInt(string(line[:end]), 10, 64)
+		if err != nil || n != end || v != want {
+			t.Fatalf("leadingDigits(%q) = %d, %d: want %d, %d", line, v, n, want, end)
+		}
+	}
+	if v, n := leadingDigits([]byte("12345678,")); v != 12345678 || n != 8 {
+		t.Errorf("eight digits: got %d, %d", v, n)
 	}
 }

@@ -2,8 +2,10 @@ package format
 
 import (
 	"encoding/base64"
+	"encoding/binary"
 	"errors"
 	"math"
+	"math/bits"
 	"strconv"
 	"strings"
 	"time"
@@ -293,6 +295,45 @@ var errIntRange = errors.New("integer out of range")
 
 // parseInt64 parses a JSON number that must be an integer.
 func (p *jsonParser) parseInt64(at *fpath) (int64, *SyntaxError) {
+	if v, n := leadingDigits(p.data[p.pos:]); n > 0 {
+		p.pos += n
+		return v, nil
+	}
+	return p.parseInt64Slow(at)
+}
+
+// leadingDigits parses the non-negative integer of 1 to 8 digits that d
+// starts with, when d holds at least 9 bytes and the byte after the
+// digits ends the number (not a digit, '.', 'e' or 'E') and there is no
+// leading zero; otherwise it returns n = 0. It tests and converts the
+// eight bytes at once (SWAR).
+func leadingDigits(d []byte) (v int64, n int) {
+	if len(d) < 9 {
+		return 0, 0
+	}
+	w := binary.LittleEndian.Uint64(d)
+	t := w - 0x3030303030303030 // each digit's value, or a byte above 9 (with a borrow, anything)
+	// A byte that is not a digit has its high bit set in t|(t+0x76): t
+	// wrapped below zero, or t+0x76 reached 0x80 for t above 9. Bytes
+	// after the first non-digit may be wrong, which does not matter.
+	nondigit := (t | (t + 0x7676767676767676)) & 0x8080808080808080
+	n = bits.TrailingZeros64(nondigit) / 8 // 8 when all eight are digits
+	if n == 0 {
+		return 0, 0
+	}
+	if c := d[n]; c == '.' || c == 'e' || c == 'E' || (c >= '0' && c <= '9') || (d[0] == '0' && n > 1) {
+		return 0, 0
+	}
+	// The n digits, the first most significant, moved to the top bytes,
+	// then combined in pairs, fours and eights.
+	t <<= 8 * (8 - n)
+	t = (t*10 + t>>8) & 0x00ff00ff00ff00ff
+	t = (t*100 + t>>16) & 0x0000ffff0000ffff
+	t = (t*10000 + t>>32) & 0xffffffff
+	return int64(t), n
+}
+
+func (p *jsonParser) parseInt64Slow(at *fpath) (int64, *SyntaxError) {
 	start := p.pos
 	d := p.data
 	i := p.pos
