@@ -3,6 +3,8 @@ package format
 import (
 	"bytes"
 	"errors"
+	"io"
+	"runtime"
 	"testing"
 	"time"
 )
@@ -74,5 +76,37 @@ func TestSegmentStream_Errors(t *testing.T) {
 
 	if _, err := streamed(t, realisticEvents(2000, 7), SegmentRun+1); err == nil {
 		t.Fatalf("a run of %d events, then more: no error", SegmentRun+1)
+	}
+}
+
+// TestSegmentStream_ListsStop: the goroutine that writes a stream's list
+// columns has stopped, reading no more of the caller's events, once Close
+// returns and once a Write fails (here on a time out of range, a run
+// after the list columns started), so that the caller may reuse them.
+func TestSegmentStream_ListsStop(t *testing.T) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		t.Skip("the list columns are written by Write itself on one CPU")
+	}
+	if _, err := streamed(t, realisticEvents(5000, 9), 4*SegmentRun); err != nil {
+		t.Fatal(err)
+	}
+	if n := listWriters.Load(); n != 0 {
+		t.Fatalf("%d list writers still run after Close", n)
+	}
+	events := realisticEvents(6000, 10)
+	events[5000].Time = time.Date(2300, 1, 1, 0, 0, 0, 0, time.UTC)
+	s := NewSegmentStream(io.Discard)
+	var err error
+	for i := 0; i < len(events) && err == nil; i += 4 * SegmentRun {
+		err = s.Write(events[i:min(i+4*SegmentRun, len(events))])
+		if err == nil && listWriters.Load() != 1 {
+			t.Fatalf("%d list writers after a run, want 1", listWriters.Load())
+		}
+	}
+	if err == nil {
+		t.Fatal("no error for a time out of range")
+	}
+	if n := listWriters.Load(); n != 0 {
+		t.Fatalf("%d list writers still run after Write failed", n)
 	}
 }
