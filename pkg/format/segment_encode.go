@@ -184,15 +184,26 @@ func (enc *segmentEncoder) begin(buf *bytes.Buffer) {
 // that writes a segment in several calls must make each but the last a
 // multiple of encodeBatch rows for the same bytes.
 func (enc *segmentEncoder) write(events []Event) error {
+	return enc.writeGroups(events, enc.writeGroup, nil)
+}
+
+// writeGroups is write with group writing each row group's share of the
+// events; sync, unless nil, is called before a full row group is flushed.
+func (enc *segmentEncoder) writeGroups(events []Event, group func([]Event) error, sync func() error) error {
 	for len(events) > 0 {
 		if enc.groupDone {
+			if sync != nil {
+				if err := sync(); err != nil {
+					return err
+				}
+			}
 			if err := enc.w.Flush(); err != nil {
 				return fmt.Errorf("format: encode segment: %w", err)
 			}
 			enc.groupDone = false
 		}
 		n := min(len(events), enc.groupRows-enc.rows%enc.groupRows)
-		if err := enc.writeGroup(events[:n]); err != nil {
+		if err := group(events[:n]); err != nil {
 			return fmt.Errorf("format: encode segment: %w", err)
 		}
 		enc.rows += n

@@ -72,27 +72,10 @@ func (s *SegmentStream) write(events []Event) error {
 	if s.lists == nil {
 		return s.enc.write(events)
 	}
-	enc := s.enc
-	for len(events) > 0 {
-		if enc.groupDone {
-			if err := s.lists.sync(); err != nil {
-				return err
-			}
-			if err := enc.w.Flush(); err != nil {
-				return fmt.Errorf("format: encode segment: %w", err)
-			}
-			enc.groupDone = false
-		}
-		n := min(len(events), enc.groupRows-enc.rows%enc.groupRows)
-		s.lists.runs <- events[:n]
-		if err := enc.writeFlat(events[:n]); err != nil {
-			return fmt.Errorf("format: encode segment: %w", err)
-		}
-		enc.rows += n
-		enc.groupDone = enc.rows%enc.groupRows == 0
-		events = events[n:]
-	}
-	return nil
+	return s.enc.writeGroups(events, func(part []Event) error {
+		s.lists.runs <- part
+		return s.enc.writeFlat(part)
+	}, s.lists.sync)
 }
 
 // listWriter writes the list columns of a stream's runs on a goroutine
