@@ -132,7 +132,7 @@ func (p *jsonParser) parseCanonical(line []byte, e *Event) (pr presence, ok bool
 		// here, skipping those the line leaves out.
 		m := memberUnknown
 		for ; next < len(canonicalHead)+len(fields); next++ {
-			cand := memberJob
+			var cand field
 			if next < len(canonicalHead) {
 				cand = canonicalHead[next]
 			} else {

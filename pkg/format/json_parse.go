@@ -68,10 +68,9 @@ const (
 )
 
 // parseName parses a string that is likely to repeat across lines and
-// returns a shared copy of it. It first tries the value of the member's
-// slot on the line before: a plain string (one that needs no escapes),
-// it is here if its bytes are, between quotes, and then the string needs
-// no scan for its end.
+// returns a shared copy of it. It first tries the value its slot took
+// last, kept only when it needs no escapes: if those bytes follow,
+// between quotes, the string needs no scan for its end.
 func (p *jsonParser) parseName(at *fpath, slot int) (string, *SyntaxError) {
 	last := &p.last[slot]
 	if s, d, i := *last, p.data, p.pos; s != "" && len(d)-i > len(s)+1 && d[i] == '"' && d[i+1+len(s)] == '"' && string(d[i+1:i+1+len(s)]) == s {
