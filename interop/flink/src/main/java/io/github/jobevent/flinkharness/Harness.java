@@ -26,8 +26,13 @@ public final class Harness {
         System.exit(run(args));
     }
 
-    /** MAX_TRIES bounds the runs of a scenario whose outcome the harness disturbed. */
-    private static final int MAX_TRIES = 5;
+    /**
+     * MAX_TRIES bounds the runs of a scenario whose outcome the harness disturbed. A disturbed run
+     * ends within seconds of its failover (the partition-fetch timeout is 10 s); on a busy 2-core
+     * machine one in three runs of a "partly done" scenario can be disturbed, and once in CI five
+     * runs of file-source-partly-done in a row were, so five tries were too few.
+     */
+    private static final int MAX_TRIES = 10;
 
     private static int run(String[] args) {
         Map<String, Scenario> all = Scenario.all();
