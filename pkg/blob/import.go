@@ -304,9 +304,11 @@ func (l *Log) putGroup(ctx context.Context, p preparer, st *StagedImport, keys [
 	for i, key := range keys {
 		wg.Go(func() {
 			s := &out[i]
-			s.data, s.err = readInto(st.reads[i][:0], filepath.Join(st.dir, filepath.Base(key)))
+			if s.data, s.err = readInto(st.reads[i], filepath.Join(st.dir, filepath.Base(key))); s.err != nil {
+				return
+			}
 			st.reads[i] = s.data
-			if s.err != nil || p == nil {
+			if p == nil {
 				return
 			}
 			if s.publish, s.discard, s.err = p.prepare(ctx, key, s.data); s.err != nil {

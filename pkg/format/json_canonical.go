@@ -191,10 +191,8 @@ func (p *jsonParser) parseCanonical(line []byte, e *Event) (pr presence, ok bool
 // lines before (logs alternate between a few kinds, a subtask's start and
 // its end), which need no scan for the string's end.
 func (p *jsonParser) parseKind() (Kind, *SyntaxError) {
-	d, i := p.data, p.pos
 	for _, k := range p.kinds {
-		if n := len(k); n > 0 && len(d)-i > n+1 && d[i] == '"' && d[i+1+n] == '"' && string(d[i+1:i+1+n]) == string(k) {
-			p.pos = i + n + 2
+		if p.quoted(string(k)) {
 			return k, nil
 		}
 	}

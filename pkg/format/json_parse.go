@@ -73,26 +73,26 @@ const (
 // between quotes, the string needs no scan for its end.
 func (p *jsonParser) parseName(at *fpath, slot int) (string, *SyntaxError) {
 	last := &p.last[slot]
-	if s, d, i := *last, p.data, p.pos; s != "" && len(d)-i > len(s)+1 && d[i] == '"' && d[i+1+len(s)] == '"' && string(d[i+1:i+1+len(s)]) == s {
-		p.pos = i + len(s) + 2
-		return s, nil
+	if p.quoted(*last) {
+		return *last, nil
 	}
 	s, err := p.parseNameScan(at)
-	if err == nil && isPlain(s) {
+	if err == nil && plainPrefix(stringBytes(s), 0) == len(s) {
 		*last = s
 	}
 	return s, err
 }
 
-// isPlain reports whether s is all bytes that a string holds as they are
-// (plainByte).
-func isPlain(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if !plainByte[s[i]] {
-			return false
-		}
+// quoted moves past the JSON string of s, a non-empty string of bytes a
+// string holds as they are (plainByte), if the line goes on with it: s
+// between quotes.
+func (p *jsonParser) quoted(s string) bool {
+	d, i, n := p.data, p.pos, len(s)
+	if n > 0 && len(d)-i > n+1 && d[i] == '"' && d[i+1+n] == '"' && string(d[i+1:i+1+n]) == s {
+		p.pos = i + n + 2
+		return true
 	}
-	return true
+	return false
 }
 
 // parseNameScan is parseName without the guess.

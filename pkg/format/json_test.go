@@ -403,3 +403,29 @@ func TestLeadingDigits(t *testing.T) {
 		t.Errorf("eight digits: got %d, %d", v, n)
 	}
 }
+
+// TestJSONReader_PartitionsOwnTheirArrays: the partitions of events
+// decoded one after the other share a slab, each cut to its own length, so
+// that appending to one event's partitions never writes over the next
+// event's.
+func TestJSONReader_PartitionsOwnTheirArrays(t *testing.T) {
+	line := func(seq int, consumer string) string {
+		return `{"seq":` + strconv.Itoa(seq) + `,"time":"2026-12-02T10:00:00.000000000Z","epoch":1,"kind":"subtask_finished","job":"j","vertex":"v","subtask":0,"attempt":0,"worker":"w","records_in":0,"records_out":1,"bytes_in":0,"bytes_out":1,"partitions":[{"consumer":"` + consumer + `","bytes":1,"records":1}]}` + "\n"
+	}
+	r := NewJSONReader(strings.NewReader(line(1, "a") + line(2, "b")))
+	first, err := r.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := r.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := cap(first.Partitions); c != 1 {
+		t.Fatalf("the first event's partitions have capacity %d, want 1", c)
+	}
+	_ = append(first.Partitions, Partition{Consumer: "x"})
+	if got := second.Partitions[0].Consumer; got != "b" {
+		t.Fatalf("the second event's partition consumer is %q after appending to the first's, want b", got)
+	}
+}

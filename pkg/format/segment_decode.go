@@ -392,7 +392,7 @@ var flatFields = func() Fields {
 }()
 
 // decodeFlat decodes the flat optional columns of the first stage of a
-// decode (backFields) or, with back, of the second.
+// decode (the fields outside backFields) or, with back, of the second.
 func (d *segmentDecoder) decodeFlat(ev []Event, sets []fieldSet, back bool) {
 	if !back {
 		for _, s := range flatStrings {
